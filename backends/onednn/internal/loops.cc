@@ -1,0 +1,427 @@
+// Copyright 2026 The custody Authors.
+
+#include "backends/onednn/internal/loops.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "core/philox.h"
+
+namespace custody::onednn_internal {
+namespace {
+
+template <class T>
+inline constexpr bool kFloat = std::is_floating_point_v<T>;
+
+template <class T>
+T apply_binary(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::kAdd: return wrap_add(a, b);
+    case BinaryOp::kSub: return wrap_sub(a, b);
+    case BinaryOp::kMul: return wrap_mul(a, b);
+    case BinaryOp::kDiv:
+      if constexpr (kFloat<T>) return a / b;
+      else return b == T(0) ? T(0) : static_cast<T>(a / b);  // unreachable: ints promote to float
+    case BinaryOp::kMaximum: return max_nan(a, b);
+    case BinaryOp::kMinimum: return min_nan(a, b);
+    case BinaryOp::kPow:
+      if constexpr (kFloat<T>) return std::pow(a, b);
+      else if constexpr (std::is_same_v<T, bool>) return a || !b;
+      else return int_pow(a, b);
+    default: return T(0);
+  }
+}
+
+template <class T>
+bool apply_compare(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::kEq: return a == b;
+    case BinaryOp::kNe: return a != b;
+    case BinaryOp::kLt: return a < b;
+    case BinaryOp::kLe: return a <= b;
+    case BinaryOp::kGt: return a > b;
+    case BinaryOp::kGe: return a >= b;
+    default: return false;
+  }
+}
+
+// Integers to negative integer powers are an error in ATen; check before computing.
+template <class T>
+absl::Status check_int_pow_exponent(const KernelView& e) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    bool negative = false;
+    strided_loop<1>(e.sizes, {static_cast<char*>(e.data)}, {byte_strides(e)},
+                    [&](const std::array<char*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
+                      for (int64_t i = 0; i < n; ++i) {
+                        if (*reinterpret_cast<const T*>(p[0] + i * s[0]) < 0) negative = true;
+                      }
+                    });
+    if (negative) {
+      return MakeStatus(ErrorKind::kInvalidArgument, absl::StatusCode::kInvalidArgument,
+                        "pow: integers to negative integer powers are not allowed; cast to a "
+                        "floating point dtype first");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// std::vector<bool> is packed; accumulate bools as bytes (same representation as bool).
+template <class T>
+using Store = HostElement<T>;
+
+}  // namespace
+
+absl::Status copy_loop(const KernelView& dst, const KernelView& src) {
+  if (dst.dtype == src.dtype && dst.is_contiguous() && src.is_contiguous()) {
+    std::memmove(dst.data, src.data, static_cast<size_t>(dst.numel()) * element_size(dst.dtype));
+    return absl::OkStatus();
+  }
+  visit_dtype(dst.dtype, [&](auto dtag) {
+    using D = typename decltype(dtag)::type;
+    visit_dtype(src.dtype, [&](auto stag) {
+      using S = typename decltype(stag)::type;
+      map<D, S>(dst, [](S v) { return convert<D>(v); }, src);
+    });
+  });
+  return absl::OkStatus();
+}
+
+absl::Status fill_loop(const KernelView& dst, const Scalar& v) {
+  visit_dtype(dst.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T value;
+    if constexpr (kIsHalfLike<T>) {
+      value = T(static_cast<float>(v.to_double()));
+    } else if (v.is_floating_point()) {
+      value = convert<T>(v.to_double());
+    } else {
+      value = v.to<T>();
+    }
+    // Write through a 0-stride "input" so map() does the strided walk.
+    KernelView src{&value, dst.dtype, dst.sizes, Dims(dst.sizes.size(), 0)};
+    map<T, T>(dst, [](T x) { return x; }, src);
+  });
+  return absl::OkStatus();
+}
+
+absl::Status binary_loop(BinaryOp op, const KernelView& out, const KernelView& a, const KernelView& b) {
+  absl::Status st;
+  visit_compute_dtype(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (is_comparison(op)) {
+      map<bool, T, T>(out, [op](T x, T y) { return apply_compare(op, x, y); }, a, b);
+      return;
+    }
+    if (op == BinaryOp::kPow) {
+      st = check_int_pow_exponent<T>(b);
+      if (!st.ok()) return;
+    }
+    switch (op) {  // hoist the common ops out of the inner loop
+      case BinaryOp::kAdd: map<T, T, T>(out, [](T x, T y) { return wrap_add(x, y); }, a, b); break;
+      case BinaryOp::kSub: map<T, T, T>(out, [](T x, T y) { return wrap_sub(x, y); }, a, b); break;
+      case BinaryOp::kMul: map<T, T, T>(out, [](T x, T y) { return wrap_mul(x, y); }, a, b); break;
+      default: map<T, T, T>(out, [op](T x, T y) { return apply_binary(op, x, y); }, a, b);
+    }
+  });
+  return st;
+}
+
+absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const KernelView& a,
+                                const Scalar& s, bool scalar_first) {
+  absl::Status st;
+  visit_compute_dtype(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = s.is_floating_point() ? convert<T>(s.to_double()) : s.to<T>();
+    KernelView sv{const_cast<T*>(&v), a.dtype, a.sizes, Dims(a.sizes.size(), 0)};
+    if (scalar_first) {
+      st = binary_loop(op, out, sv, a);
+    } else {
+      st = binary_loop(op, out, a, sv);
+    }
+  });
+  return st;
+}
+
+namespace {
+template <class T>
+T apply_unary(UnaryOp op, T x) {
+  if constexpr (kFloat<T>) {
+    switch (op) {
+      case UnaryOp::kNeg: return -x;
+      case UnaryOp::kAbs: return std::fabs(x);
+      case UnaryOp::kExp: return std::exp(x);
+      case UnaryOp::kLog: return std::log(x);
+      case UnaryOp::kSqrt: return std::sqrt(x);
+      case UnaryOp::kRsqrt: return T(1) / std::sqrt(x);
+      case UnaryOp::kTanh: return std::tanh(x);
+      case UnaryOp::kSigmoid: return T(1) / (T(1) + std::exp(-x));
+      case UnaryOp::kRelu: return std::isnan(x) ? x : (x > T(0) ? x : T(0));
+      case UnaryOp::kGelu: return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+      case UnaryOp::kSilu: return x / (T(1) + std::exp(-x));
+      case UnaryOp::kSin: return std::sin(x);
+      case UnaryOp::kCos: return std::cos(x);
+    }
+    return x;
+  } else {
+    switch (op) {
+      case UnaryOp::kNeg: return wrap_sub(T(0), x);
+      case UnaryOp::kAbs:
+        if constexpr (std::is_signed_v<T>) return x < 0 ? wrap_sub(T(0), x) : x;
+        else return x;
+      case UnaryOp::kRelu:
+        if constexpr (std::is_signed_v<T>) return x > 0 ? x : T(0);
+        else return x;
+      default: return x;  // float-only ops never reach integral dtypes (core promotes)
+    }
+  }
+}
+}  // namespace
+
+absl::Status unary_loop(UnaryOp op, const KernelView& out, const KernelView& in) {
+  visit_compute_dtype(in.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map<T, T>(out, [op](T x) { return apply_unary(op, x); }, in);
+  });
+  return absl::OkStatus();
+}
+
+absl::Status where_loop(const KernelView& out, const KernelView& cond, const KernelView& a,
+                        const KernelView& b) {
+  visit_compute_dtype(out.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map<T, bool, T, T>(out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
+  });
+  return absl::OkStatus();
+}
+
+// ---- reductions -------------------------------------------------------------------
+
+namespace {
+// Visits every element of `in` in row-major order with the linear index of its
+// output slot (out has in's rank, size 1 on reduced dims) and its coordinate
+// along `coord_dim` (or 0).
+template <class T, class F>
+void for_each_reduce(const KernelView& in, const KernelView& out, int64_t coord_dim, F&& f) {
+  const int64_t nd = static_cast<int64_t>(in.sizes.size());
+  const Dims out_contig = contiguous_strides(out.sizes);
+  Dims idx(nd, 0);
+  const int64_t n = in.numel();
+  const char* base = static_cast<const char*>(in.data);
+  const Dims bst = byte_strides(in);
+  int64_t in_off = 0, out_lin = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    f(*reinterpret_cast<const T*>(base + in_off), out_lin, coord_dim >= 0 ? idx[coord_dim] : 0);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      const bool reduced = out.sizes[d] == 1 && in.sizes[d] != 1;
+      if (++idx[d] < in.sizes[d]) {
+        in_off += bst[d];
+        if (!reduced) out_lin += out_contig[d];
+        break;
+      }
+      in_off -= bst[d] * (in.sizes[d] - 1);
+      if (!reduced) out_lin -= out_contig[d] * (in.sizes[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+template <class T>
+void write_out(const KernelView& out, const std::vector<T>& acc) {
+  KernelView src{const_cast<T*>(acc.data()), out.dtype, out.sizes, contiguous_strides(out.sizes)};
+  (void)copy_loop(out, src);  // cannot fail
+}
+}  // namespace
+
+absl::Status reduce_loop(ReduceOp op, const KernelView& out, const KernelView& in) {
+  const int64_t out_n = out.numel();
+  int64_t coord_dim = -1;
+  int64_t count = 1;
+  for (size_t d = 0; d < in.sizes.size(); ++d) {
+    if (out.sizes[d] == 1 && in.sizes[d] != 1) {
+      coord_dim = static_cast<int64_t>(d);
+      count *= in.sizes[d];
+    }
+  }
+  visit_compute_dtype(in.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    switch (op) {
+      case ReduceOp::kSum:
+      case ReduceOp::kMean: {
+        using Acc = std::conditional_t<kFloat<T>, double, Store<T>>;
+        std::vector<Acc> acc(out_n, Acc(0));
+        for_each_reduce<T>(in, out, -1, [&](T v, int64_t o, int64_t) {
+          if constexpr (kFloat<T>) acc[o] += v;
+          else acc[o] = static_cast<Acc>(wrap_add<T>(static_cast<T>(acc[o]), v));
+        });
+        if (op == ReduceOp::kMean) {
+          for (auto& a : acc) a = a / static_cast<Acc>(count);  // count 0 gives nan, as ATen
+        }
+        std::vector<Store<T>> res(acc.begin(), acc.end());
+        write_out(out, res);
+        break;
+      }
+      case ReduceOp::kMax:
+      case ReduceOp::kMin: {
+        std::vector<Store<T>> acc(out_n);
+        std::vector<bool> seen(out_n, false);
+        const bool is_max = op == ReduceOp::kMax;
+        for_each_reduce<T>(in, out, -1, [&](T v, int64_t o, int64_t) {
+          if (!seen[o]) {
+            acc[o] = v;
+            seen[o] = true;
+          } else {
+            acc[o] = is_max ? max_nan<T>(acc[o], v) : min_nan<T>(acc[o], v);
+          }
+        });
+        write_out(out, acc);
+        break;
+      }
+      case ReduceOp::kArgMax:
+      case ReduceOp::kArgMin: {
+        std::vector<Store<T>> best(out_n);
+        std::vector<int64_t> arg(out_n, -1);
+        const bool is_max = op == ReduceOp::kArgMax;
+        for_each_reduce<T>(in, out, coord_dim, [&](T v, int64_t o, int64_t c) {
+          if (arg[o] < 0) {
+            best[o] = v;
+            arg[o] = c;
+            return;
+          }
+          bool take;
+          if constexpr (kFloat<T>) {
+            if (std::isnan(static_cast<T>(best[o]))) take = false;  // first NaN wins
+            else if (std::isnan(v)) take = true;
+            else take = is_max ? v > best[o] : v < best[o];
+          } else {
+            take = is_max ? v > static_cast<T>(best[o]) : v < static_cast<T>(best[o]);
+          }
+          if (take) {
+            best[o] = v;
+            arg[o] = c;
+          }
+        });
+        for (auto& a : arg) a = std::max<int64_t>(a, 0);
+        write_out(out, arg);
+        break;
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status softmax_loop(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
+  visit_compute_dtype(in.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (kFloat<T>) {
+      // Iterate over all positions with dim fixed at 0.
+      KernelView in0 = in, out0 = out;
+      in0.sizes[dim] = 1;
+      out0.sizes[dim] = 1;
+      const int64_t len = in.sizes[dim];
+      const int64_t is = in.strides[dim], os = out.strides[dim];
+      std::array<char*, 2> base{static_cast<char*>(out0.data), static_cast<char*>(in0.data)};
+      std::array<Dims, 2> st{byte_strides(out0), byte_strides(in0)};
+      strided_loop<2>(out0.sizes, base, st, [&](const std::array<char*, 2>& p,
+                                                const std::array<int64_t, 2>& s, int64_t n) {
+        for (int64_t j = 0; j < n; ++j) {
+          T* o = reinterpret_cast<T*>(p[0] + j * s[0]);
+          const T* x = reinterpret_cast<const T*>(p[1] + j * s[1]);
+          T mx = -std::numeric_limits<T>::infinity();
+          for (int64_t k = 0; k < len; ++k) mx = max_nan(mx, x[k * is]);
+          double sum = 0;
+          for (int64_t k = 0; k < len; ++k) sum += std::exp(static_cast<double>(x[k * is] - mx));
+          if (log) {
+            const T lse = static_cast<T>(std::log(sum));
+            for (int64_t k = 0; k < len; ++k) o[k * os] = x[k * is] - mx - lse;
+          } else {
+            for (int64_t k = 0; k < len; ++k) {
+              o[k * os] = static_cast<T>(std::exp(static_cast<double>(x[k * is] - mx)) / sum);
+            }
+          }
+        }
+      });
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status matmul_loop(const KernelView& out, const KernelView& a, const KernelView& b) {
+  const int64_t batch = out.sizes[0], n = out.sizes[1], m = out.sizes[2], k = a.sizes[2];
+  visit_compute_dtype(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = Store<T>;
+    const T* A = static_cast<const T*>(a.data);
+    const T* Bm = static_cast<const T*>(b.data);
+    T* C = static_cast<T*>(out.data);
+    std::vector<Acc> row(static_cast<size_t>(m));
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      for (int64_t i = 0; i < n; ++i) {
+        std::fill(row.begin(), row.end(), Acc(0));
+        for (int64_t kk = 0; kk < k; ++kk) {
+          const T av = A[bi * a.strides[0] + i * a.strides[1] + kk * a.strides[2]];
+          const T* brow = Bm + bi * b.strides[0] + kk * b.strides[1];
+          for (int64_t j = 0; j < m; ++j) {
+            row[j] = static_cast<Acc>(wrap_add<T>(static_cast<T>(row[j]), wrap_mul<T>(av, brow[j * b.strides[2]])));
+          }
+        }
+        for (int64_t j = 0; j < m; ++j) {
+          C[bi * out.strides[0] + i * out.strides[1] + j * out.strides[2]] = static_cast<T>(row[j]);
+        }
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status index_select_loop(const KernelView& out, const KernelView& in, int64_t dim,
+                               const KernelView& index) {
+  const int64_t* idx = static_cast<const int64_t*>(index.data);
+  const int64_t size = in.sizes[dim];
+  for (int64_t i = 0; i < index.sizes[0]; ++i) {
+    const int64_t v = idx[i * index.strides[0]];
+    if (v < 0 || v >= size) {
+      return MakeStatus(ErrorKind::kInvalidArgument, absl::StatusCode::kOutOfRange,
+                        absl::StrFormat("index_select: index %d is out of range for dim %d of size "
+                                        "%d (input shape %s)", v, dim, size, shape_str(in.sizes)));
+    }
+  }
+  for (int64_t i = 0; i < index.sizes[0]; ++i) {
+    const int64_t v = idx[i * index.strides[0]];
+    KernelView src = in, dst = out;
+    src.sizes[dim] = 1;
+    dst.sizes[dim] = 1;
+    src.data = static_cast<char*>(in.data) + v * in.strides[dim] * element_size(in.dtype);
+    dst.data = static_cast<char*>(out.data) + i * out.strides[dim] * element_size(out.dtype);
+    CUSTODY_RETURN_IF_ERROR(copy_loop(dst, src));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status random_loop(const KernelView& out, RandomDist dist, const RandomParams& p) {
+  const int64_t n = out.numel();
+  visit_compute_dtype(out.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::vector<Store<T>> vals(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t u = static_cast<uint64_t>(i);
+      switch (dist) {
+        case RandomDist::kUniform:
+          vals[i] = static_cast<T>(p.low + (p.high - p.low) *
+                                               philox::uniform01(philox::bits(p.seed, p.offset, u)));
+          break;
+        case RandomDist::kNormal:
+          vals[i] = static_cast<T>(p.low + p.high * philox::normal(p.seed, p.offset, u));
+          break;
+        case RandomDist::kRandInt:
+          vals[i] = static_cast<T>(philox::randint(p.seed, p.offset, u, static_cast<int64_t>(p.low),
+                                                   static_cast<int64_t>(p.high)));
+          break;
+      }
+    }
+    write_out(out, vals);
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace custody::onednn_internal

@@ -1,0 +1,219 @@
+// Copyright 2026 The custody Authors.
+//
+// backends/onednn/internal/loops.h — the direct CPU path: strided loops over
+// KernelViews for every dtype. Used for tiny tensors (where oneDNN's dispatch
+// costs more than the work), for dtypes oneDNN has no primitive for (float64,
+// int64, bool, ...) and for layouts its primitives do not take.
+//
+// Integer arithmetic wraps (computed in the unsigned type) as in ATen, so
+// overflow is never undefined behaviour.
+
+#ifndef CUSTODY_BACKENDS_ONEDNN_INTERNAL_LOOPS_H_
+#define CUSTODY_BACKENDS_ONEDNN_INTERNAL_LOOPS_H_
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "core/backend.h"
+#include "core/error.h"
+
+namespace custody::onednn_internal {
+
+// Walks the elements of N views of the same sizes in row-major order, calling
+// `inner(ptrs, byte_strides, n)` for runs along the innermost (coalesced) dim.
+template <size_t N, class F>
+void strided_loop(IntSpan sizes, const std::array<char*, N>& base,
+                  const std::array<Dims, N>& byte_strides, F&& inner) {
+  // Coalesce: drop size-1 dims, merge dims that are contiguous for every operand.
+  Dims sz;
+  std::array<Dims, N> st;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 1) continue;
+    if (sizes[d] == 0) return;
+    if (!sz.empty()) {
+      bool merge = true;
+      for (size_t k = 0; k < N; ++k) {
+        if (st[k].back() != byte_strides[k][d] * sizes[d]) merge = false;
+      }
+      if (merge) {
+        sz.back() *= sizes[d];
+        for (size_t k = 0; k < N; ++k) st[k].back() = byte_strides[k][d];
+        continue;
+      }
+    }
+    sz.push_back(sizes[d]);
+    for (size_t k = 0; k < N; ++k) st[k].push_back(byte_strides[k][d]);
+  }
+  std::array<int64_t, N> inner_stride{};
+  if (sz.empty()) {  // a single element
+    inner(base, inner_stride, int64_t{1});
+    return;
+  }
+  const size_t nd = sz.size();
+  for (size_t k = 0; k < N; ++k) inner_stride[k] = st[k][nd - 1];
+  const int64_t n_inner = sz[nd - 1];
+  Dims idx(nd - 1, 0);
+  std::array<char*, N> ptrs = base;
+  while (true) {
+    inner(ptrs, inner_stride, n_inner);
+    // Odometer increment over the outer dims.
+    int64_t d = static_cast<int64_t>(nd) - 2;
+    for (; d >= 0; --d) {
+      if (++idx[d] < sz[d]) {
+        for (size_t k = 0; k < N; ++k) ptrs[k] += st[k][d];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k) ptrs[k] -= st[k][d] * (sz[d] - 1);
+      idx[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+inline Dims byte_strides(const KernelView& v) {
+  Dims s(v.strides.begin(), v.strides.end());
+  const int64_t es = static_cast<int64_t>(element_size(v.dtype));
+  for (auto& x : s) x *= es;
+  return s;
+}
+
+// Elementwise map over N views (the first is written): f(T0& out, Ts... in).
+template <class Out, class... In, class F>
+void map(const KernelView& out, F&& f, const auto&... in_views) {
+  constexpr size_t N = 1 + sizeof...(In);
+  std::array<char*, N> base{static_cast<char*>(out.data), static_cast<char*>(in_views.data)...};
+  std::array<Dims, N> st{byte_strides(out), byte_strides(in_views)...};
+  strided_loop<N>(out.sizes, base, st, [&](const std::array<char*, N>& p,
+                                           const std::array<int64_t, N>& s, int64_t n) {
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      Out* o = reinterpret_cast<Out*>(p[0]);
+      const int64_t os = s[0] / static_cast<int64_t>(sizeof(Out));
+      if (((s[I + 1] == static_cast<int64_t>(sizeof(In))) && ...) && os == 1) {
+        // Dense inner run: plain pointer arithmetic, vectorisable.
+        std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[I + 1])...};
+        for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<I>(ip)[i]...);
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          o[i * os] = f(*reinterpret_cast<const In*>(p[I + 1] + i * s[I + 1])...);
+        }
+      }
+    }(std::index_sequence_for<In...>{});
+  });
+}
+
+template <class T>
+inline constexpr bool kIsHalfLike = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// Value conversion with ATen's semantics: float -> int truncates toward zero
+// (out-of-range values are clamped instead of being undefined behaviour),
+// anything -> bool is `!= 0`.
+template <class To, class From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (kIsHalfLike<From>) {
+    return convert<To>(static_cast<float>(v));
+  } else if constexpr (kIsHalfLike<To>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    if (std::isnan(v)) return To(0);
+    constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());
+    constexpr double hi = static_cast<double>(std::numeric_limits<To>::max());
+    const double d = static_cast<double>(v);
+    if (d <= lo) return std::numeric_limits<To>::min();
+    if (d >= hi) return std::numeric_limits<To>::max();
+    return static_cast<To>(d);
+  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
+    // Modular conversion (well defined for unsigned targets; C++20 for signed).
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <class T>
+inline T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a || b;
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+inline T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <class T>
+inline T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::conditional_t<sizeof(T) < sizeof(unsigned), unsigned, std::make_unsigned_t<T>>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a && b;
+  } else {
+    return a * b;
+  }
+}
+
+// Integer power by squaring, wrapping; the exponent is non-negative (checked).
+template <class T>
+inline T int_pow(T base, T exp) {
+  T result = 1;
+  while (exp > 0) {
+    if (exp & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
+    exp = static_cast<T>(exp >> 1);
+  }
+  return result;
+}
+
+template <class T>
+inline T max_nan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a > b ? a : b;
+}
+template <class T>
+inline T min_nan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return a < b ? a : b;
+}
+
+absl::Status copy_loop(const KernelView& dst, const KernelView& src);
+absl::Status fill_loop(const KernelView& dst, const Scalar& v);
+absl::Status binary_loop(BinaryOp op, const KernelView& out, const KernelView& a, const KernelView& b);
+absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const KernelView& a,
+                                const Scalar& s, bool scalar_first);
+absl::Status unary_loop(UnaryOp op, const KernelView& out, const KernelView& in);
+absl::Status where_loop(const KernelView& out, const KernelView& cond, const KernelView& a,
+                        const KernelView& b);
+absl::Status reduce_loop(ReduceOp op, const KernelView& out, const KernelView& in);
+absl::Status softmax_loop(const KernelView& out, const KernelView& in, int64_t dim, bool log);
+absl::Status matmul_loop(const KernelView& out, const KernelView& a, const KernelView& b);
+absl::Status index_select_loop(const KernelView& out, const KernelView& in, int64_t dim,
+                               const KernelView& index);
+absl::Status random_loop(const KernelView& out, RandomDist dist, const RandomParams& p);
+
+}  // namespace custody::onednn_internal
+
+#endif  // CUSTODY_BACKENDS_ONEDNN_INTERNAL_LOOPS_H_

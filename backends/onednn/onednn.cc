@@ -1,0 +1,333 @@
+// Copyright 2026 The custody Authors.
+
+#include "backends/onednn/onednn.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "backends/onednn/internal/loops.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace custody {
+namespace {
+
+namespace loops = onednn_internal;
+using dt = dnnl::memory::data_type;
+
+std::atomic<int64_t> g_threshold{1 << 14};
+std::atomic<int64_t> g_primitive_calls{0};
+
+dnnl::engine& engine() {
+  static dnnl::engine* e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *e;
+}
+
+// Note [Primitive cache]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// Creating a oneDNN primitive descriptor and primitive costs tens of
+// microseconds; the same shapes recur every training step, so primitives are
+// cached by a key of (op, dims, strides). Primitives are immutable and may be
+// executed concurrently from several threads, each with its own stream.
+class PrimitiveCache {
+ public:
+  template <class Make>
+  dnnl::primitive get(const std::string& key, Make&& make) {
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) return it->second;
+    }
+    dnnl::primitive p = make();
+    absl::MutexLock lock(&mu_);
+    if (cache_.size() > 4096) cache_.clear();  // bounded: shapes churn in odd workloads
+    cache_.emplace(key, p);
+    return p;
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, dnnl::primitive> cache_ ABSL_GUARDED_BY(mu_);
+};
+
+PrimitiveCache& cache() {
+  static PrimitiveCache* c = new PrimitiveCache;
+  return *c;
+}
+
+dnnl::memory::dims to_dims(IntSpan s) { return dnnl::memory::dims(s.begin(), s.end()); }
+
+std::string key_of(const char* op, std::initializer_list<const KernelView*> views, int64_t extra = 0) {
+  std::string k = absl::StrCat(op, ":", extra);
+  for (const KernelView* v : views) {
+    absl::StrAppend(&k, "|", static_cast<int>(v->dtype), ":");
+    for (size_t i = 0; i < v->sizes.size(); ++i) absl::StrAppend(&k, v->sizes[i], "/", v->strides[i], ",");
+  }
+  return k;
+}
+
+void execute(const dnnl::primitive& p, std::unordered_map<int, dnnl::memory> args) {
+  thread_local dnnl::stream s(engine());
+  p.execute(s, args);
+  s.wait();
+  g_primitive_calls.fetch_add(1, std::memory_order_relaxed);
+}
+
+dnnl::memory::desc md(const KernelView& v) {
+  if (v.sizes.empty()) return dnnl::memory::desc({1}, dt::f32, dnnl::memory::dims{1});
+  return dnnl::memory::desc(to_dims(v.sizes), dt::f32, to_dims(v.strides));
+}
+
+dnnl::memory mem(const dnnl::memory::desc& d, const KernelView& v) {
+  return dnnl::memory(d, engine(), v.data);
+}
+
+bool big_f32(const KernelView& v) {
+  return v.dtype == ScalarType::Float && v.numel() >= g_threshold.load(std::memory_order_relaxed);
+}
+bool has_zero_stride(const KernelView& v) {
+  for (size_t i = 0; i < v.sizes.size(); ++i) {
+    if (v.strides[i] == 0 && v.sizes[i] > 1) return true;
+  }
+  return false;
+}
+// A broadcast operand as oneDNN wants it: size 1 where our stride is 0.
+KernelView squash_broadcast(const KernelView& v) {
+  KernelView r = v;
+  for (size_t i = 0; i < r.sizes.size(); ++i) {
+    if (r.strides[i] == 0) r.sizes[i] = 1;
+  }
+  return r;
+}
+
+// Runs `f`, turning oneDNN exceptions into "not handled" so the loop path runs.
+template <class F>
+bool try_dnnl(F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+void Onednn::set_primitive_threshold(int64_t numel) { g_threshold.store(numel); }
+int64_t Onednn::primitive_threshold() { return g_threshold.load(); }
+int64_t Onednn::primitive_calls() { return g_primitive_calls.load(); }
+
+MemoryStats& Onednn::stats() {
+  static MemoryStats* s = new MemoryStats;
+  return *s;
+}
+
+absl::StatusOr<void*> Onednn::allocate(size_t bytes) {
+  // Round up to the alignment (aligned_alloc requires it); never hand out null.
+  const size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
+  if (rounded < bytes) {
+    stats().on_oom();
+    return absl::ResourceExhaustedError(absl::StrFormat("%d bytes is not allocatable", bytes));
+  }
+  void* p = std::aligned_alloc(64, rounded);
+  if (p == nullptr) {
+    stats().on_oom();
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("out of host memory allocating %d bytes (%d in use)", bytes,
+                        stats().snapshot().bytes_in_use));
+  }
+  stats().on_alloc(static_cast<int64_t>(bytes));
+  stats().add_reserved(static_cast<int64_t>(bytes));
+  return p;
+}
+
+void Onednn::deallocate(void* p, size_t bytes) {
+  std::free(p);
+  stats().on_free(static_cast<int64_t>(bytes));
+  stats().add_reserved(-static_cast<int64_t>(bytes));
+}
+
+absl::Status Onednn::copy_to_host(void* dst, const void* src, size_t bytes) {
+  std::memcpy(dst, src, bytes);
+  return absl::OkStatus();
+}
+
+absl::Status Onednn::copy_from_host(void* dst, const void* src, size_t bytes) {
+  std::memcpy(dst, src, bytes);
+  return absl::OkStatus();
+}
+
+absl::Status Onednn::copy(const KernelView& dst, const KernelView& src) {
+  // Large strided float32 copies: oneDNN reorder (same dtype only: its float ->
+  // int conversion rounds, ATen's truncates).
+  if (big_f32(dst) && src.dtype == ScalarType::Float && !has_zero_stride(src) &&
+      !(dst.is_contiguous() && src.is_contiguous())) {
+    if (try_dnnl([&] {
+          const auto smd = md(src), dmd = md(dst);
+          auto p = cache().get(key_of("reorder", {&dst, &src}), [&] {
+            return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), smd, engine(), dmd));
+          });
+          execute(p, {{DNNL_ARG_FROM, mem(smd, src)}, {DNNL_ARG_TO, mem(dmd, dst)}});
+        })) {
+      return absl::OkStatus();
+    }
+  }
+  return loops::copy_loop(dst, src);
+}
+
+absl::Status Onednn::fill(const KernelView& dst, const Scalar& value) {
+  return loops::fill_loop(dst, value);
+}
+
+absl::Status Onednn::binary(BinaryOp op, const KernelView& out, const KernelView& a,
+                            const KernelView& b) {
+  dnnl::algorithm alg;
+  bool commutative = true;
+  switch (op) {
+    case BinaryOp::kAdd: alg = dnnl::algorithm::binary_add; break;
+    case BinaryOp::kMul: alg = dnnl::algorithm::binary_mul; break;
+    case BinaryOp::kSub: alg = dnnl::algorithm::binary_sub; commutative = false; break;
+    case BinaryOp::kDiv: alg = dnnl::algorithm::binary_div; commutative = false; break;
+    default: return loops::binary_loop(op, out, a, b);  // max/min: ATen propagates NaN; compare: bool out
+  }
+  if (!big_f32(out) || has_zero_stride(out)) return loops::binary_loop(op, out, a, b);
+  const KernelView* s0 = &a;
+  const KernelView* s1 = &b;
+  if (has_zero_stride(a)) {
+    if (!commutative || has_zero_stride(b)) return loops::binary_loop(op, out, a, b);
+    std::swap(s0, s1);
+  }
+  const KernelView src1 = squash_broadcast(*s1);
+  if (try_dnnl([&] {
+        const auto m0 = md(*s0), m1 = md(src1), mo = md(out);
+        auto p = cache().get(key_of("binary", {&out, s0, &src1}, static_cast<int>(alg)), [&] {
+          return dnnl::binary(dnnl::binary::primitive_desc(dnnl::binary::desc(alg, m0, m1, mo), engine()));
+        });
+        execute(p, {{DNNL_ARG_SRC_0, mem(m0, *s0)}, {DNNL_ARG_SRC_1, mem(m1, src1)},
+                    {DNNL_ARG_DST, mem(mo, out)}});
+      })) {
+    return absl::OkStatus();
+  }
+  return loops::binary_loop(op, out, a, b);
+}
+
+absl::Status Onednn::binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
+                                   const Scalar& s, bool scalar_first) {
+  return loops::binary_scalar_loop(op, out, a, s, scalar_first);
+}
+
+absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& in) {
+  if (!big_f32(out) || !out.is_contiguous() || !in.is_contiguous()) return loops::unary_loop(op, out, in);
+  dnnl::algorithm alg;
+  float alpha = 0.f, beta = 0.f;
+  switch (op) {
+    case UnaryOp::kNeg: alg = dnnl::algorithm::eltwise_linear; alpha = -1.f; break;
+    case UnaryOp::kAbs: alg = dnnl::algorithm::eltwise_abs; break;
+    case UnaryOp::kExp: alg = dnnl::algorithm::eltwise_exp; break;
+    case UnaryOp::kLog: alg = dnnl::algorithm::eltwise_log; break;
+    case UnaryOp::kSqrt: alg = dnnl::algorithm::eltwise_sqrt; break;
+    case UnaryOp::kRsqrt: alg = dnnl::algorithm::eltwise_pow; alpha = 1.f; beta = -0.5f; break;
+    case UnaryOp::kTanh: alg = dnnl::algorithm::eltwise_tanh; break;
+    case UnaryOp::kSigmoid: alg = dnnl::algorithm::eltwise_logistic; break;
+    case UnaryOp::kRelu: alg = dnnl::algorithm::eltwise_relu; break;
+    case UnaryOp::kGelu: alg = dnnl::algorithm::eltwise_gelu_erf; break;
+    case UnaryOp::kSilu: alg = dnnl::algorithm::eltwise_swish; alpha = 1.f; break;
+    default: return loops::unary_loop(op, out, in);  // sin, cos: no oneDNN eltwise
+  }
+  if (try_dnnl([&] {
+        const auto m = md(in);
+        auto p = cache().get(key_of("eltwise", {&in}, static_cast<int>(op)), [&] {
+          return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
+              dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, m, alpha, beta),
+              engine()));
+        });
+        execute(p, {{DNNL_ARG_SRC, mem(m, in)}, {DNNL_ARG_DST, mem(m, out)}});
+      })) {
+    return absl::OkStatus();
+  }
+  return loops::unary_loop(op, out, in);
+}
+
+absl::Status Onednn::where(const KernelView& out, const KernelView& cond, const KernelView& a,
+                           const KernelView& b) {
+  return loops::where_loop(out, cond, a, b);
+}
+
+absl::Status Onednn::reduce(ReduceOp op, const KernelView& out, const KernelView& in) {
+  // oneDNN's max/min do not propagate NaN as ATen does; sum and mean go to oneDNN.
+  if ((op == ReduceOp::kSum || op == ReduceOp::kMean) && big_f32(in) && !has_zero_stride(in) &&
+      !in.sizes.empty()) {
+    const auto alg = op == ReduceOp::kSum ? dnnl::algorithm::reduction_sum
+                                          : dnnl::algorithm::reduction_mean;
+    if (try_dnnl([&] {
+          const auto mi = md(in), mo = md(out);
+          auto p = cache().get(key_of("reduction", {&in, &out}, static_cast<int>(op)), [&] {
+            return dnnl::reduction(dnnl::reduction::primitive_desc(
+                dnnl::reduction::desc(alg, mi, mo, 0.f, 0.f), engine()));
+          });
+          execute(p, {{DNNL_ARG_SRC, mem(mi, in)}, {DNNL_ARG_DST, mem(mo, out)}});
+        })) {
+      return absl::OkStatus();
+    }
+  }
+  return loops::reduce_loop(op, out, in);
+}
+
+absl::Status Onednn::softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
+  if (big_f32(in) && in.is_contiguous() && out.is_contiguous()) {
+    if (try_dnnl([&] {
+          const auto m = md(in);
+          const int axis = static_cast<int>(dim);
+          dnnl::primitive p;
+          if (log) {
+            p = cache().get(key_of("logsoftmax", {&in}, dim), [&] {
+              return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
+                  dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, m, axis), engine()));
+            });
+          } else {
+            p = cache().get(key_of("softmax", {&in}, dim), [&] {
+              return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
+                  dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, m, axis), engine()));
+            });
+          }
+          execute(p, {{DNNL_ARG_SRC, mem(m, in)}, {DNNL_ARG_DST, mem(m, out)}});
+        })) {
+      return absl::OkStatus();
+    }
+  }
+  return loops::softmax_loop(out, in, dim, log);
+}
+
+absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const KernelView& b) {
+  const int64_t work = out.numel() * a.sizes[2];
+  if (a.dtype == ScalarType::Float && work >= g_threshold.load(std::memory_order_relaxed)) {
+    const KernelView sa = squash_broadcast(a), sb = squash_broadcast(b);
+    if (try_dnnl([&] {
+          const auto ma = md(sa), mb = md(sb), mo = md(out);
+          auto p = cache().get(key_of("matmul", {&sa, &sb, &out}), [&] {
+            return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ma, mb, mo), engine()));
+          });
+          execute(p, {{DNNL_ARG_SRC, mem(ma, sa)}, {DNNL_ARG_WEIGHTS, mem(mb, sb)},
+                      {DNNL_ARG_DST, mem(mo, out)}});
+        })) {
+      return absl::OkStatus();
+    }
+  }
+  return loops::matmul_loop(out, a, b);
+}
+
+absl::Status Onednn::index_select(const KernelView& out, const KernelView& in, int64_t dim,
+                                  const KernelView& index) {
+  return loops::index_select_loop(out, in, dim, index);
+}
+
+absl::Status Onednn::random(const KernelView& out, RandomDist dist, const RandomParams& params) {
+  return loops::random_loop(out, dist, params);
+}
+
+}  // namespace custody

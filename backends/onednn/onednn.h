@@ -1,0 +1,64 @@
+// Copyright 2026 The custody Authors.
+//
+// backends/onednn/onednn.h — `custody::Onednn`, the CPU backend.
+//
+// Memory: 64-byte aligned host allocations, counted exactly in `stats()`.
+// Kernels: oneDNN primitives (binary, eltwise, reduction, matmul, softmax,
+// reorder) for large float32 work, with primitive descriptors cached by shape;
+// a direct loop path (internal/loops.h) for tiny tensors, where oneDNN's
+// dispatch would cost more than the work, and for every other dtype and layout.
+//
+//   using T = custody::BasicTensor<custody::tensor_ptr::Policy, custody::Onednn>;
+
+#ifndef CUSTODY_BACKENDS_ONEDNN_ONEDNN_H_
+#define CUSTODY_BACKENDS_ONEDNN_ONEDNN_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/backend.h"
+
+namespace custody {
+
+struct Onednn {
+  static constexpr const char* name = "onednn";
+  static Device device() { return Device{DeviceType::kCPU, 0}; }
+  static bool available() { return true; }
+
+  static absl::StatusOr<void*> allocate(size_t bytes);
+  static void deallocate(void* p, size_t bytes);
+  static absl::Status copy_to_host(void* dst, const void* src, size_t bytes);
+  static absl::Status copy_from_host(void* dst, const void* src, size_t bytes);
+  static absl::Status synchronize() { return absl::OkStatus(); }
+  static MemoryStats& stats();
+
+  static absl::Status copy(const KernelView& dst, const KernelView& src);
+  static absl::Status fill(const KernelView& dst, const Scalar& value);
+  static absl::Status binary(BinaryOp op, const KernelView& out, const KernelView& a,
+                             const KernelView& b);
+  static absl::Status binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
+                                    const Scalar& s, bool scalar_first);
+  static absl::Status unary(UnaryOp op, const KernelView& out, const KernelView& in);
+  static absl::Status where(const KernelView& out, const KernelView& cond, const KernelView& a,
+                            const KernelView& b);
+  static absl::Status reduce(ReduceOp op, const KernelView& out, const KernelView& in);
+  static absl::Status softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log);
+  static absl::Status matmul(const KernelView& out, const KernelView& a, const KernelView& b);
+  static absl::Status index_select(const KernelView& out, const KernelView& in, int64_t dim,
+                                   const KernelView& index);
+  static absl::Status random(const KernelView& out, RandomDist dist, const RandomParams& params);
+
+  // Element count from which float32 work goes to oneDNN primitives (below it,
+  // the direct loops). Tests lower it to exercise both paths on small inputs.
+  static void set_primitive_threshold(int64_t numel);
+  static int64_t primitive_threshold();
+  // Number of oneDNN primitive executions so far (to verify the path taken).
+  static int64_t primitive_calls();
+};
+
+static_assert(Backend<Onednn>);
+
+}  // namespace custody
+
+#endif  // CUSTODY_BACKENDS_ONEDNN_ONEDNN_H_

@@ -1,0 +1,146 @@
+// Copyright 2026 The custody Authors.
+//
+// core/ops.h — `internal::Ops<Backend>`: the op set v1 on TensorImpls.
+//
+// This is the layer between handles and kernels. It checks arguments (shapes,
+// dtypes, dims, indices) and throws the matching custody::Error naming the op,
+// promotes dtypes as ATen does, allocates outputs through the backend, and calls
+// the backend's kernels. It knows nothing about ownership policies: every
+// function returns a fresh +1 reference (`ImplRef`) that the caller's policy
+// wraps in a handle.
+//
+// Only declarations live here: the definitions are in core/ops_impl.h and are
+// explicitly instantiated once per backend (see backends/*/), so user code
+// never compiles them.
+
+#ifndef CUSTODY_CORE_OPS_H_
+#define CUSTODY_CORE_OPS_H_
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/scalar.h"
+#include "core/tensor_impl.h"
+#include "core/view_ops.h"
+
+namespace custody::internal {
+
+// The value of `v`, or its error thrown as the matching custody::Error.
+template <class T>
+T Unwrap(absl::StatusOr<T> v) {
+  if (!v.ok()) ThrowError(v.status());
+  return *std::move(v);
+}
+
+template <class B>
+struct Ops {
+  // ---- factories ---------------------------------------------------------
+  static ImplRef empty(IntSpan sizes, ScalarType dtype, TensorShapeDynamism dyn, const char* op);
+  static ImplRef empty_strided(IntSpan sizes, IntSpan strides, ScalarType dtype,
+                               TensorShapeDynamism dyn, const char* op);
+  static ImplRef full(IntSpan sizes, const Scalar& value, ScalarType dtype,
+                      TensorShapeDynamism dyn, const char* op);
+  static ImplRef full_strided(IntSpan sizes, IntSpan strides, const Scalar& value, ScalarType dtype,
+                              TensorShapeDynamism dyn, const char* op);
+  static ImplRef arange(const Scalar& start, const Scalar& end, const Scalar& step,
+                        std::optional<ScalarType> dtype);
+  static ImplRef random(IntSpan sizes, IntSpan strides, ScalarType dtype, RandomDist dist,
+                        double low, double high, TensorShapeDynamism dyn, const char* op);
+  // Copies `nbytes` of host data (dense, row-major, of `dtype`) into a new tensor.
+  static ImplRef from_host(const void* data, size_t nbytes, ScalarType dtype, IntSpan sizes,
+                           TensorShapeDynamism dyn, const char* op);
+  // Wraps backend memory without copying; `deleter` (may be empty) runs once.
+  static ImplRef from_blob(void* data, IntSpan sizes, std::optional<IntSpan> strides,
+                           ScalarType dtype, TensorShapeDynamism dyn,
+                           std::function<void(void*)> deleter, const char* op);
+
+  // ---- copies and conversions ----------------------------------------------
+  static ImplRef clone(const TensorImpl& t);
+  static ImplRef contiguous(const TensorImpl& t);
+  static ImplRef to_dtype(const TensorImpl& t, ScalarType dtype, const char* op);
+  static ImplRef reshape(const TensorImpl& t, IntSpan sizes);
+  static ImplRef flatten(const TensorImpl& t, int64_t start, int64_t end);
+  // Dense row-major bytes of `t` on the host.
+  static std::vector<char> to_host(const TensorImpl& t);
+  template <class T> static T item(const TensorImpl& t);
+  static std::string to_string(const TensorImpl& t);
+  // Copies `t` (any backend B2's memory, read through host) into a B tensor.
+  template <class B2> static ImplRef from_other(const TensorImpl& t);
+
+  // ---- elementwise --------------------------------------------------------
+  static ImplRef binary(BinaryOp op, const TensorImpl& a, const TensorImpl& b);
+  static ImplRef binary(BinaryOp op, const TensorImpl& a, const Scalar& s, bool scalar_first);
+  static void binary_(BinaryOp op, TensorImpl& self, const TensorImpl& other);
+  static void binary_(BinaryOp op, TensorImpl& self, const Scalar& s);
+  static void copy_(TensorImpl& self, const TensorImpl& src);
+  static void fill_(TensorImpl& self, const Scalar& value, const char* op);
+  static ImplRef unary(UnaryOp op, const TensorImpl& t);
+  static ImplRef where(const TensorImpl& cond, const TensorImpl& a, const TensorImpl& b);
+
+  // ---- reductions, softmax, linear algebra, indexing -----------------------
+  // `dims` empty = all dims.
+  static ImplRef reduce(ReduceOp op, const TensorImpl& t, IntSpan dims, bool keepdim);
+  static ImplRef arg_reduce(ReduceOp op, const TensorImpl& t, std::optional<int64_t> dim,
+                            bool keepdim);
+  static ImplRef softmax(const TensorImpl& t, int64_t dim, bool log);
+  static ImplRef matmul(const TensorImpl& a, const TensorImpl& b);
+  static ImplRef index_select(const TensorImpl& t, int64_t dim, const TensorImpl& index);
+  static ImplRef embedding(const TensorImpl& weight, const TensorImpl& indices);
+  static ImplRef cat(const std::vector<const TensorImpl*>& tensors, int64_t dim);
+
+  // ---- resizing (ExecuTorch rules; see core/tensor.h) -----------------------
+  static absl::Status resize(TensorImpl& t, IntSpan sizes);
+};
+
+// Shared, backend-independent helpers (core/ops_common.cc).
+KernelView kernel_view(const TensorImpl& t);
+KernelView kernel_view(const TensorImpl& t, IntSpan sizes, IntSpan strides);
+void check_computable(const char* op, ScalarType dtype);
+std::string format_tensor(ScalarType dtype, IntSpan sizes, const char* host_data);
+ImplRef retain(const TensorImpl& t);
+bool shares_storage(const TensorImpl& a, const TensorImpl& b);
+bool same_view(const TensorImpl& a, const TensorImpl& b);
+
+}  // namespace custody::internal
+
+
+
+// ---- member templates that user code instantiates -----------------------------
+namespace custody::internal {
+
+template <class B>
+template <class T>
+T Ops<B>::item(const TensorImpl& t) {
+  if (t.numel() != 1) {
+    throw InvalidArgument(absl::StrFormat(
+        "item: a tensor with %d elements (shape %s) cannot be converted to a scalar; only "
+        "one-element tensors can", t.numel(), shape_str(t.sizes())));
+  }
+  check_computable("item", t.scalar_type());
+  std::vector<char> host = to_host(t);
+  return visit_dtype(t.scalar_type(), [&](auto tag) -> T {
+    using S = typename decltype(tag)::type;
+    S v;
+    std::memcpy(&v, host.data(), sizeof(S));
+    if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
+      return static_cast<T>(static_cast<float>(v));
+    } else {
+      return static_cast<T>(v);
+    }
+  });
+}
+
+template <class B>
+template <class B2>
+ImplRef Ops<B>::from_other(const TensorImpl& t) {
+  std::vector<char> host = Ops<B2>::to_host(t);
+  return from_host(host.data(), host.size(), t.scalar_type(), t.sizes(), t.shape_dynamism(), "to");
+}
+
+}  // namespace custody::internal
+#endif  // CUSTODY_CORE_OPS_H_

@@ -1,0 +1,211 @@
+// Copyright 2026 The custody Authors.
+//
+// Backend-independent pieces of the op layer: kernel views, dtype checks and
+// PyTorch-style printing.
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/ops.h"
+
+namespace custody {
+
+const char* op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd: return "add";
+    case BinaryOp::kSub: return "sub";
+    case BinaryOp::kMul: return "mul";
+    case BinaryOp::kDiv: return "div";
+    case BinaryOp::kMaximum: return "maximum";
+    case BinaryOp::kMinimum: return "minimum";
+    case BinaryOp::kPow: return "pow";
+    case BinaryOp::kEq: return "eq";
+    case BinaryOp::kNe: return "ne";
+    case BinaryOp::kLt: return "lt";
+    case BinaryOp::kLe: return "le";
+    case BinaryOp::kGt: return "gt";
+    case BinaryOp::kGe: return "ge";
+  }
+  return "?";
+}
+
+const char* op_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kNeg: return "neg";
+    case UnaryOp::kAbs: return "abs";
+    case UnaryOp::kExp: return "exp";
+    case UnaryOp::kLog: return "log";
+    case UnaryOp::kSqrt: return "sqrt";
+    case UnaryOp::kRsqrt: return "rsqrt";
+    case UnaryOp::kTanh: return "tanh";
+    case UnaryOp::kSigmoid: return "sigmoid";
+    case UnaryOp::kRelu: return "relu";
+    case UnaryOp::kGelu: return "gelu";
+    case UnaryOp::kSilu: return "silu";
+    case UnaryOp::kSin: return "sin";
+    case UnaryOp::kCos: return "cos";
+  }
+  return "?";
+}
+
+const char* op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return "sum";
+    case ReduceOp::kMean: return "mean";
+    case ReduceOp::kMax: return "max";
+    case ReduceOp::kMin: return "min";
+    case ReduceOp::kArgMax: return "argmax";
+    case ReduceOp::kArgMin: return "argmin";
+  }
+  return "?";
+}
+
+namespace internal {
+
+KernelView kernel_view(const TensorImpl& t) {
+  return KernelView{t.data(), t.scalar_type(), Dims(t.sizes().begin(), t.sizes().end()),
+                    Dims(t.strides().begin(), t.strides().end())};
+}
+
+KernelView kernel_view(const TensorImpl& t, IntSpan sizes, IntSpan strides) {
+  return KernelView{t.data(), t.scalar_type(), Dims(sizes.begin(), sizes.end()),
+                    Dims(strides.begin(), strides.end())};
+}
+
+void check_computable(const char* op, ScalarType dtype) {
+  if (is_storage_only(dtype)) {
+    throw DTypeError(absl::StrFormat(
+        "%s: %s is a storage-only dtype in custody (create, view, copy and cast only); cast with "
+        "to(float32) first", op, dtype_name(dtype)));
+  }
+}
+
+ImplRef retain(const TensorImpl& t) { return ImplRef::Retain(const_cast<TensorImpl*>(&t)); }
+
+bool shares_storage(const TensorImpl& a, const TensorImpl& b) {
+  return a.storage().get() == b.storage().get() ||
+         (a.storage()->data() == b.storage()->data() && a.storage()->data() != nullptr);
+}
+
+bool same_view(const TensorImpl& a, const TensorImpl& b) {
+  return a.data() == b.data() && a.scalar_type() == b.scalar_type() &&
+         std::equal(a.sizes().begin(), a.sizes().end(), b.sizes().begin(), b.sizes().end()) &&
+         std::equal(a.strides().begin(), a.strides().end(), b.strides().begin(), b.strides().end());
+}
+
+// ---- printing (PyTorch style) ---------------------------------------------------
+
+namespace {
+
+struct FloatFormat {
+  bool int_mode = true;  // every finite value is an integer: print "1."
+  bool sci = false;
+  int precision = 4;
+};
+
+FloatFormat choose_format(const std::vector<double>& v) {
+  FloatFormat f;
+  double max_abs = 0, min_abs = std::numeric_limits<double>::infinity();
+  bool any = false;
+  for (double x : v) {
+    if (!std::isfinite(x)) continue;
+    any = true;
+    if (x != std::floor(x)) f.int_mode = false;
+    max_abs = std::max(max_abs, std::fabs(x));
+    if (x != 0) min_abs = std::min(min_abs, std::fabs(x));
+  }
+  if (!any) return f;
+  if (f.int_mode) {
+    f.sci = max_abs > 1e8;
+  } else {
+    f.sci = max_abs / min_abs > 1000.0 || max_abs > 1e8 || min_abs < 1e-4;
+  }
+  return f;
+}
+
+std::string format_double(double x, const FloatFormat& f) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (f.sci) return absl::StrFormat("%.*e", f.precision, x);
+  if (f.int_mode) return absl::StrFormat("%.0f.", x);
+  return absl::StrFormat("%.*f", f.precision, x);
+}
+
+}  // namespace
+
+std::string format_tensor(ScalarType dtype, IntSpan sizes, const char* host) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  std::vector<std::string> items(static_cast<size_t>(n));
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::vector<double> vals(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      T v;
+      std::memcpy(&v, host + i * sizeof(T), sizeof(T));
+      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+        vals[i] = static_cast<float>(v);
+      } else {
+        vals[i] = static_cast<double>(v);
+      }
+    }
+    if constexpr (std::is_same_v<T, bool>) {
+      for (int64_t i = 0; i < n; ++i) items[i] = vals[i] != 0 ? "True" : "False";
+    } else if (is_floating_point(dtype)) {
+      const FloatFormat f = choose_format(vals);
+      for (int64_t i = 0; i < n; ++i) items[i] = format_double(vals[i], f);
+    } else {
+      for (int64_t i = 0; i < n; ++i) items[i] = absl::StrCat(static_cast<int64_t>(vals[i]));
+    }
+  });
+  size_t width = 0;
+  for (const auto& s : items) width = std::max(width, s.size());
+  for (auto& s : items) s.insert(0, width - s.size(), ' ');
+
+  std::string out = "tensor(";
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  if (ndim == 0) {
+    out += items[0];
+  } else if (n == 0) {
+    out += "[]";
+  } else {
+    Dims strides = contiguous_strides(sizes);
+    // Recursive printer over dims.
+    std::function<void(int64_t, int64_t)> rec = [&](int64_t d, int64_t base) {
+      out += "[";
+      for (int64_t i = 0; i < sizes[d]; ++i) {
+        if (d == ndim - 1) {
+          out += items[base + i];
+          if (i + 1 < sizes[d]) out += ", ";
+        } else {
+          rec(d + 1, base + i * strides[d]);
+          if (i + 1 < sizes[d]) {
+            out += ",";
+            out += std::string(static_cast<size_t>(ndim - 1 - d), '\n');
+            out += std::string(7 + static_cast<size_t>(d) + 1, ' ');
+          }
+        }
+      }
+      out += "]";
+    };
+    rec(0, 0);
+  }
+  if (n == 0 && !(ndim == 1)) {
+    out += absl::StrFormat(", size=(%s)", [&] {
+      std::string s;
+      for (int64_t i = 0; i < ndim; ++i) s += absl::StrCat(i ? ", " : "", sizes[i]);
+      return s;
+    }());
+  }
+  const bool default_dtype = dtype == ScalarType::Float || dtype == ScalarType::Long ||
+                             dtype == ScalarType::Bool;
+  if (!default_dtype) out += absl::StrCat(", dtype=torch.", dtype_name(dtype));
+  out += ")";
+  return out;
+}
+
+}  // namespace internal
+}  // namespace custody

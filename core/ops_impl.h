@@ -1,0 +1,752 @@
+// Copyright 2026 The custody Authors.
+//
+// core/ops_impl.h — definitions of internal::Ops<Backend> (declared in
+// core/ops.h). Include this only in the one .cc per backend that explicitly
+// instantiates `template struct custody::internal::Ops<ThatBackend>;`.
+
+#ifndef CUSTODY_CORE_OPS_IMPL_H_
+#define CUSTODY_CORE_OPS_IMPL_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/random.h"
+
+namespace custody::internal {
+
+// ---- factories ---------------------------------------------------------------
+
+template <class B>
+ImplRef Ops<B>::empty_strided(IntSpan sizes, IntSpan strides, ScalarType dtype,
+                              TensorShapeDynamism dyn, const char* op) {
+  if (sizes.size() != strides.size()) {
+    throw ShapeError(absl::StrFormat("%s: sizes %s and strides %s have different lengths", op,
+                                     shape_str(sizes), shape_str(strides)));
+  }
+  Unwrap(checked_numel(sizes, op));
+  const int64_t extent = Unwrap(storage_extent(sizes, strides, op));
+  int64_t nbytes;
+  if (__builtin_mul_overflow(extent, static_cast<int64_t>(element_size(dtype)), &nbytes)) {
+    throw ShapeError(absl::StrFormat("%s: shape %s of %s overflows the addressable byte count", op,
+                                     shape_str(sizes), dtype_name(dtype)));
+  }
+  absl::StatusOr<void*> p = B::allocate(static_cast<size_t>(nbytes));
+  if (!p.ok()) {
+    throw OutOfMemoryError(absl::StrFormat(
+        "%s: could not allocate %d bytes for a %s tensor of shape %s on %s: %s", op, nbytes,
+        dtype_name(dtype), shape_str(sizes), B::name, p.status().message()));
+  }
+  Ref<Storage> storage =
+      Storage::Owning(*p, static_cast<size_t>(nbytes), B::device(), &B::stats(), &B::deallocate);
+  return TensorImpl::Create(std::move(storage), 0, sizes, strides, dtype, dyn, &B::stats());
+}
+
+template <class B>
+ImplRef Ops<B>::empty(IntSpan sizes, ScalarType dtype, TensorShapeDynamism dyn, const char* op) {
+  return empty_strided(sizes, contiguous_strides(sizes), dtype, dyn, op);
+}
+
+template <class B>
+ImplRef Ops<B>::full_strided(IntSpan sizes, IntSpan strides, const Scalar& value, ScalarType dtype,
+                             TensorShapeDynamism dyn, const char* op) {
+  ImplRef t = empty_strided(sizes, strides, dtype, dyn, op);
+  fill_(*t, value, op);
+  return t;
+}
+
+template <class B>
+ImplRef Ops<B>::full(IntSpan sizes, const Scalar& value, ScalarType dtype, TensorShapeDynamism dyn,
+                     const char* op) {
+  return full_strided(sizes, contiguous_strides(sizes), value, dtype, dyn, op);
+}
+
+template <class B>
+ImplRef Ops<B>::arange(const Scalar& start, const Scalar& end, const Scalar& step,
+                       std::optional<ScalarType> dtype) {
+  const bool any_float = start.is_floating_point() || end.is_floating_point() ||
+                         step.is_floating_point();
+  const ScalarType dt = dtype.value_or(any_float ? kDefaultFloat : kDefaultInt);
+  check_computable("arange", dt);
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  if (st == 0) throw InvalidArgument("arange: step must be nonzero");
+  if (!std::isfinite(s) || !std::isfinite(e)) {
+    throw InvalidArgument(absl::StrFormat("arange: unsupported range %s -> %s", start.str(), end.str()));
+  }
+  if ((st > 0 && e < s) || (st < 0 && e > s)) {
+    throw InvalidArgument(absl::StrFormat(
+        "arange: upper bound %s and lower bound %s are inconsistent with step sign %s", end.str(),
+        start.str(), step.str()));
+  }
+  const double n_real = std::ceil((e - s) / st);
+  if (n_real > static_cast<double>(std::numeric_limits<int32_t>::max()) * 64) {
+    throw ShapeError(absl::StrFormat("arange: %s -> %s step %s has too many elements", start.str(),
+                                     end.str(), step.str()));
+  }
+  const int64_t n = static_cast<int64_t>(n_real);
+  const Dims sizes{n};
+  return visit_compute_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::vector<HostElement<T>> host(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_floating_point_v<T>) {
+        host[i] = static_cast<T>(s + st * static_cast<double>(i));
+      } else {
+        host[i] = static_cast<T>(start.to<int64_t>() + step.to<int64_t>() * i);
+      }
+    }
+    return from_host(host.data(), host.size() * sizeof(HostElement<T>), dt, sizes,
+                     TensorShapeDynamism::DYNAMIC_BOUND, "arange");
+  });
+}
+
+template <class B>
+ImplRef Ops<B>::random(IntSpan sizes, IntSpan strides, ScalarType dtype, RandomDist dist, double low,
+                       double high, TensorShapeDynamism dyn, const char* op) {
+  check_computable(op, dtype);
+  if (dist != RandomDist::kRandInt && !is_floating_point(dtype)) {
+    throw DTypeError(absl::StrFormat("%s: expected a floating point dtype but got %s", op,
+                                     dtype_name(dtype)));
+  }
+  if (dist == RandomDist::kRandInt) {
+    if (!(low < high)) {
+      throw InvalidArgument(absl::StrFormat(
+          "%s: expected low < high, but got low=%g and high=%g", op, low, high));
+    }
+    if (dtype == ScalarType::Bool && (low < 0 || high > 2)) {
+      throw InvalidArgument(absl::StrFormat("%s: range [%g, %g) does not fit in bool", op, low, high));
+    }
+  }
+  ImplRef t = empty_strided(sizes, strides, dtype, dyn, op);
+  const auto stream = next_random_stream();
+  RandomParams p{stream.seed, stream.offset, low, high};
+  ThrowIfError(B::random(kernel_view(*t), dist, p));
+  return t;
+}
+
+template <class B>
+ImplRef Ops<B>::from_host(const void* data, size_t nbytes, ScalarType dtype, IntSpan sizes,
+                          TensorShapeDynamism dyn, const char* op) {
+  const int64_t n = Unwrap(checked_numel(sizes, op));
+  if (static_cast<size_t>(n) * element_size(dtype) != nbytes) {
+    throw InvalidArgument(absl::StrFormat(
+        "%s: %d bytes of data do not match shape %s of %s (%d elements x %d bytes = %d)", op,
+        nbytes, shape_str(sizes), dtype_name(dtype), n, element_size(dtype),
+        static_cast<size_t>(n) * element_size(dtype)));
+  }
+  ImplRef t = empty(sizes, dtype, dyn, op);
+  if (nbytes > 0) ThrowIfError(B::copy_from_host(t->data(), data, nbytes));
+  return t;
+}
+
+template <class B>
+ImplRef Ops<B>::from_blob(void* data, IntSpan sizes, std::optional<IntSpan> strides, ScalarType dtype,
+                          TensorShapeDynamism dyn, std::function<void(void*)> deleter,
+                          const char* op) {
+  if (data == nullptr) {
+    throw InvalidArgument(absl::StrFormat(
+        "%s: data pointer is null (shape %s, %s); pass a valid buffer that outlives the tensor",
+        op, shape_str(sizes), dtype_name(dtype)));
+  }
+  Unwrap(checked_numel(sizes, op));
+  const Dims st = strides ? Dims(strides->begin(), strides->end()) : contiguous_strides(sizes);
+  if (st.size() != sizes.size()) {
+    throw ShapeError(absl::StrFormat("%s: sizes %s and strides %s have different lengths", op,
+                                     shape_str(sizes), shape_str(st)));
+  }
+  const int64_t extent = Unwrap(storage_extent(sizes, st, op));
+  Ref<Storage> storage = Storage::Borrowed(data, static_cast<size_t>(extent) * element_size(dtype),
+                                           B::device(), &B::stats(), std::move(deleter));
+  return TensorImpl::Create(std::move(storage), 0, sizes, st, dtype, dyn, &B::stats());
+}
+
+// ---- copies and conversions ----------------------------------------------------
+
+template <class B>
+ImplRef Ops<B>::clone(const TensorImpl& t) {
+  ImplRef out = empty(t.sizes(), t.scalar_type(), t.shape_dynamism(), "clone");
+  if (t.numel() > 0) ThrowIfError(B::copy(kernel_view(*out), kernel_view(t)));
+  return out;
+}
+
+template <class B>
+ImplRef Ops<B>::contiguous(const TensorImpl& t) {
+  if (t.is_contiguous()) return retain(t);
+  return clone(t);
+}
+
+template <class B>
+ImplRef Ops<B>::to_dtype(const TensorImpl& t, ScalarType dtype, const char* op) {
+  if (t.scalar_type() == dtype) return retain(t);
+  ImplRef out = empty(t.sizes(), dtype, t.shape_dynamism(), op);
+  if (t.numel() > 0) ThrowIfError(B::copy(kernel_view(*out), kernel_view(t)));
+  return out;
+}
+
+template <class B>
+ImplRef Ops<B>::reshape(const TensorImpl& t, IntSpan sizes) {
+  const Dims inferred = Unwrap(infer_size(sizes, t.numel(), "reshape"));
+  Dims strides;
+  if (compute_view_strides(t.sizes(), t.strides(), inferred, &strides)) {
+    return make_view(t, inferred, strides, t.storage_offset());
+  }
+  ImplRef c = clone(t);
+  return make_view(*c, inferred, contiguous_strides(inferred), 0);
+}
+
+template <class B>
+ImplRef Ops<B>::flatten(const TensorImpl& t, int64_t start, int64_t end) {
+  const Dims sizes = Unwrap(flatten_sizes(t, start, end));
+  return reshape(t, sizes);
+}
+
+template <class B>
+std::vector<char> Ops<B>::to_host(const TensorImpl& t) {
+  ImplRef c = contiguous(t);
+  std::vector<char> out(c->nbytes());
+  if (!out.empty()) ThrowIfError(B::copy_to_host(out.data(), c->data(), out.size()));
+  return out;
+}
+
+template <class B>
+std::string Ops<B>::to_string(const TensorImpl& t) {
+  std::vector<char> host = to_host(t);
+  return format_tensor(t.scalar_type(), t.sizes(), host.data());
+}
+
+// ---- elementwise ------------------------------------------------------------
+
+namespace detail {
+inline ScalarType binary_compute_dtype(BinaryOp op, ScalarType common, const char* name,
+                                       ScalarType a, ScalarType b) {
+  if (common == ScalarType::Bool) {
+    if (op == BinaryOp::kSub) {
+      throw DTypeError(absl::StrFormat(
+          "%s: subtraction of two bool tensors (%s, %s) is not supported; use logical ops or "
+          "cast with to(int64) first", name, dtype_name(a), dtype_name(b)));
+    }
+    if (op == BinaryOp::kPow) {
+      throw DTypeError(absl::StrFormat("%s: not supported for bool tensors (%s, %s)", name,
+                                       dtype_name(a), dtype_name(b)));
+    }
+  }
+  if (op == BinaryOp::kDiv && is_integral(common, true)) return kDefaultFloat;
+  return common;
+}
+}  // namespace detail
+
+template <class B>
+ImplRef Ops<B>::binary(BinaryOp op, const TensorImpl& a, const TensorImpl& b) {
+  const char* name = op_name(op);
+  check_computable(name, a.scalar_type());
+  check_computable(name, b.scalar_type());
+  const ScalarType compute = detail::binary_compute_dtype(
+      op, promote_types(a.scalar_type(), b.scalar_type()), name, a.scalar_type(), b.scalar_type());
+  const Dims shape = Unwrap(broadcast_shapes(a.sizes(), b.sizes(), name));
+  ImplRef ca = to_dtype(a, compute, name);
+  ImplRef cb = to_dtype(b, compute, name);
+  ImplRef out = empty(shape, is_comparison(op) ? ScalarType::Bool : compute,
+                      TensorShapeDynamism::DYNAMIC_BOUND, name);
+  if (out->numel() > 0) {
+    ThrowIfError(B::binary(op, kernel_view(*out), kernel_view(*ca, shape, broadcast_to(*ca, shape)),
+                           kernel_view(*cb, shape, broadcast_to(*cb, shape))));
+  }
+  return out;
+}
+
+template <class B>
+ImplRef Ops<B>::binary(BinaryOp op, const TensorImpl& a, const Scalar& s, bool scalar_first) {
+  const char* name = op_name(op);
+  check_computable(name, a.scalar_type());
+  const ScalarType common = promote_with_scalar(a.scalar_type(), s);
+  const ScalarType compute =
+      detail::binary_compute_dtype(op, common, name, a.scalar_type(), s.default_dtype());
+  ImplRef ca = to_dtype(a, compute, name);
+  ImplRef out = empty(a.sizes(), is_comparison(op) ? ScalarType::Bool : compute,
+                      TensorShapeDynamism::DYNAMIC_BOUND, name);
+  if (out->numel() > 0) {
+    ThrowIfError(B::binary_scalar(op, kernel_view(*out), kernel_view(*ca), s, scalar_first));
+  }
+  return out;
+}
+
+namespace detail {
+inline void check_writable(const char* op, const TensorImpl& self) {
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (self.stride(d) == 0 && self.size(d) > 1) {
+      throw InvalidArgument(absl::StrFormat(
+          "%s: more than one element of the written-to tensor (shape %s, strides %s) refers to a "
+          "single memory location; call clone() before the in-place op",
+          op, shape_str(self.sizes()), shape_str(self.strides())));
+    }
+  }
+}
+inline std::string inplace_name(const char* name) { return absl::StrCat(name, "_"); }
+}  // namespace detail
+
+template <class B>
+void Ops<B>::binary_(BinaryOp op, TensorImpl& self, const TensorImpl& other) {
+  const std::string name = detail::inplace_name(op_name(op));
+  check_computable(name.c_str(), self.scalar_type());
+  check_computable(name.c_str(), other.scalar_type());
+  const ScalarType compute = detail::binary_compute_dtype(
+      op, promote_types(self.scalar_type(), other.scalar_type()), name.c_str(), self.scalar_type(),
+      other.scalar_type());
+  if (!can_cast(compute, self.scalar_type())) {
+    throw DTypeError(absl::StrFormat("%s: result type %s can't be cast to the desired output type %s",
+                                     name, dtype_name(compute), dtype_name(self.scalar_type())));
+  }
+  const Dims shape = Unwrap(broadcast_shapes(self.sizes(), other.sizes(), name.c_str()));
+  if (!std::equal(shape.begin(), shape.end(), self.sizes().begin(), self.sizes().end())) {
+    throw ShapeError(absl::StrFormat(
+        "%s: output with shape %s doesn't match the broadcast shape %s (other has shape %s)", name,
+        shape_str(self.sizes()), shape_str(shape), shape_str(other.sizes())));
+  }
+  detail::check_writable(name.c_str(), self);
+  if (self.numel() == 0) return;
+  if (compute != self.scalar_type()) {
+    ImplRef tmp = binary(op, self, other);
+    ThrowIfError(B::copy(kernel_view(self), kernel_view(*tmp)));
+    return;
+  }
+  // An operand that overlaps self in another layout is copied first, so the
+  // kernel never reads an element it already overwrote.
+  ImplRef src = (shares_storage(self, other) && !same_view(self, other)) ? clone(other)
+                                                                          : retain(other);
+  ImplRef cs = to_dtype(*src, compute, name.c_str());
+  ThrowIfError(B::binary(op, kernel_view(self), kernel_view(self),
+                         kernel_view(*cs, shape, broadcast_to(*cs, shape))));
+}
+
+template <class B>
+void Ops<B>::binary_(BinaryOp op, TensorImpl& self, const Scalar& s) {
+  const std::string name = detail::inplace_name(op_name(op));
+  check_computable(name.c_str(), self.scalar_type());
+  const ScalarType compute = detail::binary_compute_dtype(
+      op, promote_with_scalar(self.scalar_type(), s), name.c_str(), self.scalar_type(),
+      s.default_dtype());
+  if (!can_cast(compute, self.scalar_type())) {
+    throw DTypeError(absl::StrFormat("%s: result type %s can't be cast to the desired output type %s",
+                                     name, dtype_name(compute), dtype_name(self.scalar_type())));
+  }
+  detail::check_writable(name.c_str(), self);
+  if (self.numel() == 0) return;
+  if (compute != self.scalar_type()) {
+    ImplRef tmp = binary(op, self, s, false);
+    ThrowIfError(B::copy(kernel_view(self), kernel_view(*tmp)));
+    return;
+  }
+  ThrowIfError(B::binary_scalar(op, kernel_view(self), kernel_view(self), s, false));
+}
+
+template <class B>
+void Ops<B>::copy_(TensorImpl& self, const TensorImpl& src) {
+  const Dims shape = Unwrap(broadcast_shapes(self.sizes(), src.sizes(), "copy_"));
+  if (!std::equal(shape.begin(), shape.end(), self.sizes().begin(), self.sizes().end())) {
+    throw ShapeError(absl::StrFormat("copy_: source of shape %s cannot be broadcast to the "
+                                     "destination's shape %s", shape_str(src.sizes()),
+                                     shape_str(self.sizes())));
+  }
+  detail::check_writable("copy_", self);
+  if (self.numel() == 0 || same_view(self, src)) return;
+  ImplRef s = shares_storage(self, src) ? clone(src) : retain(src);
+  ThrowIfError(B::copy(kernel_view(self), kernel_view(*s, shape, broadcast_to(*s, shape))));
+}
+
+template <class B>
+void Ops<B>::fill_(TensorImpl& self, const Scalar& value, const char* op) {
+  if (self.numel() == 0) return;
+  ThrowIfError(B::fill(kernel_view(self), value));
+  (void)op;
+}
+
+template <class B>
+ImplRef Ops<B>::unary(UnaryOp op, const TensorImpl& t) {
+  const char* name = op_name(op);
+  check_computable(name, t.scalar_type());
+  ScalarType compute = t.scalar_type();
+  switch (op) {
+    case UnaryOp::kNeg: case UnaryOp::kAbs: case UnaryOp::kRelu:
+      if (compute == ScalarType::Bool) {
+        throw DTypeError(absl::StrFormat("%s: not supported for bool tensors; cast with to(...) first", name));
+      }
+      break;
+    case UnaryOp::kGelu: case UnaryOp::kSilu:
+      if (!is_floating_point(compute)) {
+        throw DTypeError(absl::StrFormat("%s: expected a floating point tensor but got %s; cast with "
+                                         "to(float32) first", name, dtype_name(compute)));
+      }
+      break;
+    default:  // exp, log, ...: integral inputs compute in the default float dtype (ATen)
+      if (!is_floating_point(compute)) compute = kDefaultFloat;
+  }
+  ImplRef c = to_dtype(t, compute, name);
+  ImplRef out = empty(t.sizes(), compute, TensorShapeDynamism::DYNAMIC_BOUND, name);
+  if (out->numel() > 0) ThrowIfError(B::unary(op, kernel_view(*out), kernel_view(*c)));
+  return out;
+}
+
+template <class B>
+ImplRef Ops<B>::where(const TensorImpl& cond, const TensorImpl& a, const TensorImpl& b) {
+  if (cond.scalar_type() != ScalarType::Bool) {
+    throw DTypeError(absl::StrFormat("where: expected condition to be a bool tensor, but got %s",
+                                     dtype_name(cond.scalar_type())));
+  }
+  check_computable("where", a.scalar_type());
+  check_computable("where", b.scalar_type());
+  const ScalarType dt = promote_types(a.scalar_type(), b.scalar_type());
+  Dims shape = Unwrap(broadcast_shapes(cond.sizes(), a.sizes(), "where"));
+  shape = Unwrap(broadcast_shapes(shape, b.sizes(), "where"));
+  ImplRef ca = to_dtype(a, dt, "where");
+  ImplRef cb = to_dtype(b, dt, "where");
+  ImplRef out = empty(shape, dt, TensorShapeDynamism::DYNAMIC_BOUND, "where");
+  if (out->numel() > 0) {
+    ThrowIfError(B::where(kernel_view(*out), kernel_view(cond, shape, broadcast_to(cond, shape)),
+                          kernel_view(*ca, shape, broadcast_to(*ca, shape)),
+                          kernel_view(*cb, shape, broadcast_to(*cb, shape))));
+  }
+  return out;
+}
+
+// ---- reductions --------------------------------------------------------------
+
+namespace detail {
+// Marks reduced dims; ShapeError on out-of-range or repeated dims.
+inline std::vector<bool> reduced_dims(const char* op, const TensorImpl& t, IntSpan dims) {
+  std::vector<bool> r(static_cast<size_t>(t.dim()), dims.empty());
+  for (int64_t d : dims) {
+    const int64_t w = Unwrap(wrap_dim(d, t.dim(), op));
+    if (t.dim() == 0) continue;
+    if (r[w]) {
+      throw ShapeError(absl::StrFormat("%s: dim %d appears multiple times in the list of dims %s",
+                                       op, w, shape_str(dims)));
+    }
+    r[w] = true;
+  }
+  return r;
+}
+
+inline Dims drop_reduced(IntSpan sizes, const std::vector<bool>& r) {
+  Dims out;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (!r[i]) out.push_back(sizes[i]);
+  }
+  return out;
+}
+
+inline void check_nonempty_reduction(const char* op, const TensorImpl& t,
+                                     const std::vector<bool>& r) {
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r[i] && t.size(static_cast<int64_t>(i)) == 0) {
+      throw ShapeError(absl::StrFormat(
+          "%s: cannot reduce over dim %d of size 0 (shape %s): there is no identity for %s", op, i,
+          shape_str(t.sizes()), op));
+    }
+  }
+}
+}  // namespace detail
+
+template <class B>
+ImplRef Ops<B>::reduce(ReduceOp op, const TensorImpl& t, IntSpan dims, bool keepdim) {
+  const char* name = op_name(op);
+  check_computable(name, t.scalar_type());
+  ScalarType out_dtype = t.scalar_type();
+  if (op == ReduceOp::kSum && is_integral(out_dtype, true)) out_dtype = ScalarType::Long;
+  if (op == ReduceOp::kMean && !is_floating_point(out_dtype)) {
+    throw DTypeError(absl::StrFormat(
+        "mean: could not infer the output dtype: input dtype must be floating point, but got %s; "
+        "cast with to(float32) first", dtype_name(out_dtype)));
+  }
+  const std::vector<bool> r = detail::reduced_dims(name, t, dims);
+  if (op == ReduceOp::kMax || op == ReduceOp::kMin) {
+    if (t.numel() == 0 && (dims.empty() || t.dim() == 0)) {
+      throw ShapeError(absl::StrFormat(
+          "%s: cannot reduce an empty tensor (shape %s) without a dim; specify a dim of nonzero size",
+          name, shape_str(t.sizes())));
+    }
+    detail::check_nonempty_reduction(name, t, r);
+  }
+  Dims keep(t.sizes().begin(), t.sizes().end());
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (r[i]) keep[i] = 1;
+  }
+  ImplRef c = to_dtype(t, out_dtype, name);
+  ImplRef out = empty(keep, out_dtype, TensorShapeDynamism::DYNAMIC_BOUND, name);
+  if (out->numel() > 0) ThrowIfError(B::reduce(op, kernel_view(*out), kernel_view(*c)));
+  if (keepdim) return out;
+  const Dims final_sizes = detail::drop_reduced(t.sizes(), r);
+  return make_view(*out, final_sizes, contiguous_strides(final_sizes), 0);
+}
+
+template <class B>
+ImplRef Ops<B>::arg_reduce(ReduceOp op, const TensorImpl& t, std::optional<int64_t> dim,
+                           bool keepdim) {
+  const char* name = op_name(op);
+  check_computable(name, t.scalar_type());
+  if (t.scalar_type() == ScalarType::Bool) {
+    throw DTypeError(absl::StrFormat("%s: not implemented for bool tensors; cast with to(uint8) first", name));
+  }
+  if (!dim.has_value()) {
+    if (t.numel() == 0) {
+      throw ShapeError(absl::StrFormat("%s: cannot reduce an empty tensor (shape %s) without a dim",
+                                       name, shape_str(t.sizes())));
+    }
+    ImplRef flat = reshape(t, Dims{t.numel()});
+    ImplRef out = empty(Dims{1}, ScalarType::Long, TensorShapeDynamism::DYNAMIC_BOUND, name);
+    ThrowIfError(B::reduce(op, kernel_view(*out), kernel_view(*flat)));
+    const Dims final_sizes = keepdim ? Dims(t.dim(), 1) : Dims{};
+    return make_view(*out, final_sizes, contiguous_strides(final_sizes), 0);
+  }
+  const int64_t d = Unwrap(wrap_dim(*dim, t.dim(), name));
+  std::vector<bool> r(static_cast<size_t>(t.dim()), false);
+  if (t.dim() > 0) r[d] = true;
+  detail::check_nonempty_reduction(name, t, r);
+  Dims keep(t.sizes().begin(), t.sizes().end());
+  if (t.dim() > 0) keep[d] = 1;
+  ImplRef out = empty(keep, ScalarType::Long, TensorShapeDynamism::DYNAMIC_BOUND, name);
+  if (out->numel() > 0) ThrowIfError(B::reduce(op, kernel_view(*out), kernel_view(t)));
+  if (keepdim) return out;
+  const Dims final_sizes = detail::drop_reduced(t.sizes(), r);
+  return make_view(*out, final_sizes, contiguous_strides(final_sizes), 0);
+}
+
+template <class B>
+ImplRef Ops<B>::softmax(const TensorImpl& t, int64_t dim, bool log) {
+  const char* name = log ? "log_softmax" : "softmax";
+  check_computable(name, t.scalar_type());
+  if (!is_floating_point(t.scalar_type())) {
+    throw DTypeError(absl::StrFormat("%s: expected a floating point tensor but got %s; cast with "
+                                     "to(float32) first", name, dtype_name(t.scalar_type())));
+  }
+  const int64_t d = Unwrap(wrap_dim(dim, t.dim(), name));
+  ImplRef out = empty(t.sizes(), t.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, name);
+  if (out->numel() == 0) return out;
+  if (t.dim() == 0) {  // softmax of a scalar is 1 (log: 0)
+    fill_(*out, Scalar(log ? 0.0 : 1.0), name);
+    return out;
+  }
+  ThrowIfError(B::softmax(kernel_view(*out), kernel_view(t), d, log));
+  return out;
+}
+
+// ---- matmul -------------------------------------------------------------------
+
+template <class B>
+ImplRef Ops<B>::matmul(const TensorImpl& a, const TensorImpl& b) {
+  check_computable("matmul", a.scalar_type());
+  check_computable("matmul", b.scalar_type());
+  if (a.scalar_type() != b.scalar_type()) {
+    throw DTypeError(absl::StrFormat(
+        "matmul: expected both inputs to have the same dtype, but got %s (shape %s) and %s "
+        "(shape %s)", dtype_name(a.scalar_type()), shape_str(a.sizes()),
+        dtype_name(b.scalar_type()), shape_str(b.sizes())));
+  }
+  if (a.scalar_type() == ScalarType::Bool) {
+    throw DTypeError("matmul: not implemented for bool tensors; cast with to(...) first");
+  }
+  if (a.dim() == 0 || b.dim() == 0) {
+    throw ShapeError(absl::StrFormat("matmul: both arguments need to be at least 1-D, but got shapes "
+                                     "%s and %s", shape_str(a.sizes()), shape_str(b.sizes())));
+  }
+  if (a.dim() > 3 || b.dim() > 3) {
+    throw ShapeError(absl::StrFormat("matmul: inputs of rank > 3 are not supported (shapes %s and %s); "
+                                     "flatten the batch dims first", shape_str(a.sizes()),
+                                     shape_str(b.sizes())));
+  }
+  // Promote to [batch, rows, cols] views.
+  auto as3 = [](const TensorImpl& t, bool is_lhs, int64_t* batch, int64_t* rows, int64_t* cols,
+                int64_t* sb, int64_t* sr, int64_t* sc) {
+    if (t.dim() == 1) {
+      *batch = 1; *sb = 0;
+      if (is_lhs) { *rows = 1; *cols = t.size(0); *sr = 0; *sc = t.stride(0); }
+      else { *rows = t.size(0); *cols = 1; *sr = t.stride(0); *sc = 0; }
+    } else if (t.dim() == 2) {
+      *batch = 1; *sb = 0;
+      *rows = t.size(0); *cols = t.size(1); *sr = t.stride(0); *sc = t.stride(1);
+    } else {
+      *batch = t.size(0); *sb = t.stride(0);
+      *rows = t.size(1); *cols = t.size(2); *sr = t.stride(1); *sc = t.stride(2);
+    }
+  };
+  int64_t ba, n, k, sab, san, sak, bb, k2, m, sbb, sbk, sbm;
+  as3(a, true, &ba, &n, &k, &sab, &san, &sak);
+  as3(b, false, &bb, &k2, &m, &sbb, &sbk, &sbm);
+  if (k != k2) {
+    throw ShapeError(absl::StrFormat("matmul: shapes %s and %s cannot be multiplied (%d != %d)",
+                                     shape_str(a.sizes()), shape_str(b.sizes()), k, k2));
+  }
+  if (ba != bb && ba != 1 && bb != 1) {
+    throw ShapeError(absl::StrFormat("matmul: batch sizes of %s and %s do not broadcast (%d vs %d)",
+                                     shape_str(a.sizes()), shape_str(b.sizes()), ba, bb));
+  }
+  const int64_t batch = std::max(ba, bb);
+  if (ba == 1) sab = 0;
+  if (bb == 1) sbb = 0;
+  ImplRef out3 = empty(Dims{batch, n, m}, a.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, "matmul");
+  if (out3->numel() > 0) {
+    if (k == 0) {
+      fill_(*out3, Scalar(0), "matmul");
+    } else {
+      ThrowIfError(B::matmul(kernel_view(*out3), kernel_view(a, Dims{batch, n, k}, Dims{sab, san, sak}),
+                             kernel_view(b, Dims{batch, k, m}, Dims{sbb, sbk, sbm})));
+    }
+  }
+  Dims final_sizes;
+  if (a.dim() == 3 || b.dim() == 3) final_sizes.push_back(batch);
+  if (a.dim() > 1) final_sizes.push_back(n);
+  if (b.dim() > 1) final_sizes.push_back(m);
+  return make_view(*out3, final_sizes, contiguous_strides(final_sizes), 0);
+}
+
+// ---- indexing ----------------------------------------------------------------
+
+template <class B>
+ImplRef Ops<B>::index_select(const TensorImpl& t, int64_t dim, const TensorImpl& index) {
+  check_computable("index_select", t.scalar_type());
+  if (index.scalar_type() != ScalarType::Long && index.scalar_type() != ScalarType::Int) {
+    throw DTypeError(absl::StrFormat("index_select: expected an int64 or int32 index, but got %s",
+                                     dtype_name(index.scalar_type())));
+  }
+  if (index.dim() > 1) {
+    throw ShapeError(absl::StrFormat("index_select: index must be 0-D or 1-D, but has shape %s",
+                                     shape_str(index.sizes())));
+  }
+  if (t.dim() == 0) {
+    throw ShapeError("index_select: cannot index a 0-dim tensor; unsqueeze it first");
+  }
+  const int64_t d = Unwrap(wrap_dim(dim, t.dim(), "index_select"));
+  ImplRef idx = to_dtype(index, ScalarType::Long, "index_select");
+  ImplRef idx1 = make_view(*idx, Dims{idx->numel()}, Dims{idx->dim() == 0 ? 1 : idx->stride(0)},
+                           idx->storage_offset());
+  Dims sizes(t.sizes().begin(), t.sizes().end());
+  sizes[d] = idx1->numel();
+  ImplRef out = empty(sizes, t.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, "index_select");
+  if (idx1->numel() > 0) {
+    ThrowIfError(B::index_select(kernel_view(*out), kernel_view(t), d, kernel_view(*idx1)));
+  }
+  return out;
+}
+
+template <class B>
+ImplRef Ops<B>::embedding(const TensorImpl& weight, const TensorImpl& indices) {
+  if (weight.dim() != 2) {
+    throw ShapeError(absl::StrFormat("embedding: weight must be 2-D [num_embeddings, dim], but has "
+                                     "shape %s", shape_str(weight.sizes())));
+  }
+  ImplRef flat = reshape(indices, Dims{indices.numel()});
+  ImplRef rows = index_select(weight, 0, *flat);
+  Dims sizes(indices.sizes().begin(), indices.sizes().end());
+  sizes.push_back(weight.size(1));
+  return make_view(*rows, sizes, contiguous_strides(sizes), 0);
+}
+
+template <class B>
+ImplRef Ops<B>::cat(const std::vector<const TensorImpl*>& tensors, int64_t dim) {
+  if (tensors.empty()) throw InvalidArgument("cat: expected a non-empty list of tensors");
+  ScalarType dt = tensors[0]->scalar_type();
+  const TensorImpl* ref = nullptr;
+  for (const TensorImpl* t : tensors) {
+    check_computable("cat", t->scalar_type());
+    dt = promote_types(dt, t->scalar_type());
+    const bool legacy_empty = t->dim() == 1 && t->numel() == 0;
+    if (!legacy_empty && ref == nullptr) ref = t;
+  }
+  if (ref == nullptr) return empty(Dims{0}, dt, TensorShapeDynamism::DYNAMIC_BOUND, "cat");
+  if (ref->dim() == 0) throw ShapeError("cat: zero-dimensional tensors cannot be concatenated");
+  const int64_t d = Unwrap(wrap_dim(dim, ref->dim(), "cat"));
+  Dims sizes(ref->sizes().begin(), ref->sizes().end());
+  int64_t total = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorImpl* t = tensors[i];
+    if (t->dim() == 1 && t->numel() == 0) continue;
+    if (t->dim() != ref->dim()) {
+      throw ShapeError(absl::StrFormat("cat: tensors must have the same rank, but tensor %d has shape "
+                                       "%s and tensor 0 has shape %s", i, shape_str(t->sizes()),
+                                       shape_str(ref->sizes())));
+    }
+    for (int64_t j = 0; j < t->dim(); ++j) {
+      if (j != d && t->size(j) != ref->size(j)) {
+        throw ShapeError(absl::StrFormat(
+            "cat: sizes of tensors must match except in dim %d, but tensor %d has shape %s and the "
+            "first has shape %s (mismatch at dim %d)", d, i, shape_str(t->sizes()),
+            shape_str(ref->sizes()), j));
+      }
+    }
+    total += t->size(d);
+  }
+  sizes[d] = total;
+  ImplRef out = empty(sizes, dt, TensorShapeDynamism::DYNAMIC_BOUND, "cat");
+  int64_t offset = 0;
+  for (const TensorImpl* t : tensors) {
+    if ((t->dim() == 1 && t->numel() == 0)) continue;
+    const int64_t len = t->size(d);
+    if (len > 0 && t->numel() > 0) {
+      ImplRef dst = Unwrap(narrow(*out, d, offset, len));
+      ThrowIfError(B::copy(kernel_view(*dst), kernel_view(*t)));
+    }
+    offset += len;
+  }
+  return out;
+}
+
+// ---- resize --------------------------------------------------------------------
+
+template <class B>
+absl::Status Ops<B>::resize(TensorImpl& t, IntSpan sizes) {
+  if (static_cast<int64_t>(sizes.size()) != t.dim()) {
+    return ShapeStatus("resize: the rank of a tensor is immutable: shape %s (rank %d) cannot become "
+                       "%s (rank %d)", shape_str(t.sizes()), t.dim(), shape_str(sizes), sizes.size());
+  }
+  if (std::equal(sizes.begin(), sizes.end(), t.sizes().begin(), t.sizes().end())) {
+    return absl::OkStatus();
+  }
+  auto numel = checked_numel(sizes, "resize");
+  if (!numel.ok()) return numel.status();
+  switch (t.shape_dynamism()) {
+    case TensorShapeDynamism::STATIC:
+      return ShapeStatus("resize: cannot resize a STATIC tensor of shape %s to %s; create it with "
+                         "DYNAMIC_BOUND or DYNAMIC_UNBOUND dynamism", shape_str(t.sizes()),
+                         shape_str(sizes));
+    case TensorShapeDynamism::DYNAMIC_BOUND:
+      if (*numel > t.capacity()) {
+        return ShapeStatus("resize: a DYNAMIC_BOUND tensor with capacity %d elements cannot be "
+                           "resized from %s to %s (%d elements)", t.capacity(),
+                           shape_str(t.sizes()), shape_str(sizes), *numel);
+      }
+      break;
+    case TensorShapeDynamism::DYNAMIC_UNBOUND:
+      break;
+  }
+  if (!t.is_contiguous()) {
+    return ShapeStatus("resize: only contiguous tensors can be resized (shape %s, strides %s)",
+                       shape_str(t.sizes()), shape_str(t.strides()));
+  }
+  if (*numel > t.capacity()) {  // DYNAMIC_UNBOUND growth: reallocate and keep the old contents.
+    const size_t nbytes = static_cast<size_t>(*numel) * t.element_size();
+    absl::StatusOr<void*> p = B::allocate(nbytes);
+    if (!p.ok()) {
+      return MakeStatus(ErrorKind::kOutOfMemory, absl::StatusCode::kResourceExhausted,
+                        absl::StrFormat("resize: could not allocate %d bytes on %s", nbytes, B::name));
+    }
+    Ref<Storage> storage = Storage::Owning(*p, nbytes, B::device(), &B::stats(), &B::deallocate);
+    if (t.nbytes() > 0) {
+      KernelView dst{*p, ScalarType::Byte, Dims{static_cast<int64_t>(t.nbytes())}, Dims{1}};
+      KernelView src{t.data(), ScalarType::Byte, Dims{static_cast<int64_t>(t.nbytes())}, Dims{1}};
+      CUSTODY_RETURN_IF_ERROR(B::copy(dst, src));
+    }
+    t.set_storage(std::move(storage), *numel);
+  }
+  t.set_sizes_contiguous(sizes, *numel);
+  return absl::OkStatus();
+}
+
+}  // namespace custody::internal
+
+#endif  // CUSTODY_CORE_OPS_IMPL_H_

@@ -1,0 +1,70 @@
+// Copyright 2026 The custody Authors.
+//
+// core/scalar.h — `Scalar`, a bool, integer or floating value passed to ops
+// (`add(t, 2)`, `full(sizes, 1.5)`), with ATen's rules for the dtype it implies.
+
+#ifndef CUSTODY_CORE_SCALAR_H_
+#define CUSTODY_CORE_SCALAR_H_
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/dtype.h"
+
+namespace custody {
+
+class Scalar {
+ public:
+  enum class Kind : uint8_t { kBool, kInt, kFloat };
+
+  Scalar() : Scalar(int64_t{0}) {}
+  Scalar(bool b) : kind_(Kind::kBool), i_(b), d_(b) {}
+  template <class T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
+  Scalar(T v) : kind_(Kind::kInt), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}
+  template <class T>
+    requires std::is_floating_point_v<T>
+  Scalar(T v) : kind_(Kind::kFloat), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}
+  Scalar(Half v) : Scalar(static_cast<float>(v)) {}
+  Scalar(BFloat16 v) : Scalar(static_cast<float>(v)) {}
+
+  Kind kind() const { return kind_; }
+  bool is_floating_point() const { return kind_ == Kind::kFloat; }
+  bool is_integral() const { return kind_ == Kind::kInt; }
+  bool is_bool() const { return kind_ == Kind::kBool; }
+
+  template <class T>
+  T to() const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return kind_ == Kind::kFloat ? d_ != 0.0 : i_ != 0;
+    } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
+                         std::is_same_v<T, BFloat16>) {
+      return static_cast<T>(static_cast<std::conditional_t<std::is_same_v<T, double>, double, float>>(
+          kind_ == Kind::kFloat ? d_ : static_cast<double>(i_)));
+    } else {
+      return static_cast<T>(kind_ == Kind::kFloat ? static_cast<int64_t>(d_) : i_);
+    }
+  }
+  double to_double() const { return kind_ == Kind::kFloat ? d_ : static_cast<double>(i_); }
+
+  // The dtype of a 0-dim tensor made from this scalar: bool, int64 or float32.
+  ScalarType default_dtype() const {
+    return kind_ == Kind::kBool ? ScalarType::Bool
+                                : (kind_ == Kind::kInt ? kDefaultInt : kDefaultFloat);
+  }
+  std::string str() const;
+
+ private:
+  Kind kind_;
+  int64_t i_;
+  double d_;
+};
+
+// torch.result_type(tensor, scalar): the scalar only changes the dtype when it
+// is of a higher category (bool < integral < floating) than the tensor.
+ScalarType promote_with_scalar(ScalarType tensor, const Scalar& s);
+
+}  // namespace custody
+
+#endif  // CUSTODY_CORE_SCALAR_H_

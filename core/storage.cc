@@ -1,0 +1,41 @@
+// Copyright 2026 The custody Authors.
+
+#include "core/storage.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace custody {
+
+std::string Device::str() const {
+  return type == DeviceType::kCPU ? "cpu" : absl::StrCat("cuda:", index);
+}
+
+Storage::Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, FreeFn free_fn,
+                 Deleter deleter)
+    : data_(data), nbytes_(nbytes), device_(device), stats_(stats), free_fn_(free_fn),
+      deleter_(std::move(deleter)) {
+  if (stats_) stats_->on_storage_created();
+}
+
+Storage::~Storage() {
+  if (free_fn_) {
+    free_fn_(data_, nbytes_);
+  } else if (deleter_) {
+    deleter_(data_);
+  }
+  if (stats_) stats_->on_storage_destroyed();
+}
+
+Ref<Storage> Storage::Owning(void* data, size_t nbytes, Device device, MemoryStats* stats,
+                             FreeFn free_fn) {
+  return Ref<Storage>(kAdopt, new Storage(data, nbytes, device, stats, free_fn, nullptr));
+}
+
+Ref<Storage> Storage::Borrowed(void* data, size_t nbytes, Device device, MemoryStats* stats,
+                               Deleter deleter) {
+  return Ref<Storage>(kAdopt, new Storage(data, nbytes, device, stats, nullptr, std::move(deleter)));
+}
+
+void Storage::Destroy(Storage* s) { delete s; }
+
+}  // namespace custody

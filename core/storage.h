@@ -1,0 +1,69 @@
+// Copyright 2026 The custody Authors.
+//
+// core/storage.h — `Device` and `Storage`, a refcounted block of backend memory.
+//
+// Note [Storage ownership]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A Storage is either *owning* (memory came from a backend's allocate(); it goes
+// back through the backend's free function) or *borrowed* (`from_blob`: memory
+// belongs to the user; the user's deleter, if any, runs exactly once when the
+// last reference goes). Views share one Storage; each TensorImpl holds exactly
+// one reference on its Storage, so the memory outlives the last view (G5).
+// Core never dereferences `data()`: it may be device memory.
+
+#ifndef CUSTODY_CORE_STORAGE_H_
+#define CUSTODY_CORE_STORAGE_H_
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "core/refcount.h"
+#include "core/stats.h"
+
+namespace custody {
+
+enum class DeviceType : uint8_t { kCPU = 0, kCUDA = 1 };
+
+struct Device {
+  DeviceType type = DeviceType::kCPU;
+  int index = 0;
+  bool is_cpu() const { return type == DeviceType::kCPU; }
+  std::string str() const;  // "cpu", "cuda:0"
+  friend bool operator==(const Device&, const Device&) = default;
+};
+
+class Storage final : public RefCounted {
+ public:
+  using FreeFn = void (*)(void* data, size_t nbytes);
+  using Deleter = std::function<void(void*)>;
+
+  // Memory from a backend allocation, given back with `free_fn(data, nbytes)`.
+  static Ref<Storage> Owning(void* data, size_t nbytes, Device device, MemoryStats* stats,
+                             FreeFn free_fn);
+  // The user's memory; `deleter` (may be empty) runs once when the last reference goes.
+  static Ref<Storage> Borrowed(void* data, size_t nbytes, Device device, MemoryStats* stats,
+                               Deleter deleter);
+  static void Destroy(Storage* s);
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+  bool owns_data() const { return free_fn_ != nullptr; }
+
+ private:
+  Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, FreeFn free_fn,
+          Deleter deleter);
+  ~Storage();
+
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+  MemoryStats* stats_;
+  FreeFn free_fn_;
+  Deleter deleter_;
+};
+
+}  // namespace custody
+
+#endif  // CUSTODY_CORE_STORAGE_H_

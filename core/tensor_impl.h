@@ -1,0 +1,102 @@
+// Copyright 2026 The custody Authors.
+//
+// core/tensor_impl.h — `TensorImpl`, the refcounted metadata of a tensor.
+//
+// A TensorImpl holds dtype, sizes, strides, storage offset, dynamism and
+// capacity, and exactly one reference on its Storage. Handles
+// (`BasicTensor<Policy, Backend>`) own references on TensorImpls; how and when
+// they give them back is the policy's business.
+//
+// Note [One TensorImpl, many handles]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// `alias()` and in-place ops return fresh handles to the *same* TensorImpl
+// (G2, G8); views (`transpose`, `narrow`, ...) return handles to *new*
+// TensorImpls that share the Storage (G5). Resizing changes the TensorImpl, so
+// every handle to it sees the new sizes, as with ExecuTorch's TensorPtr copies.
+
+#ifndef CUSTODY_CORE_TENSOR_IMPL_H_
+#define CUSTODY_CORE_TENSOR_IMPL_H_
+
+#include <cstdint>
+
+#include "absl/strings/str_format.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/refcount.h"
+#include "core/shape.h"
+#include "core/stats.h"
+#include "core/storage.h"
+
+namespace custody {
+
+class TensorImpl final : public RefCounted {
+ public:
+  // `sizes`/`strides` must already be validated (see core/ops.h).
+  static Ref<TensorImpl> Create(Ref<Storage> storage, int64_t storage_offset, IntSpan sizes,
+                                IntSpan strides, ScalarType dtype,
+                                TensorShapeDynamism dynamism, MemoryStats* stats);
+  static void Destroy(TensorImpl* t);
+
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  IntSpan sizes() const { return sizes_; }
+  IntSpan strides() const { return strides_; }
+  int64_t size(int64_t d) const { return sizes_[d]; }
+  int64_t stride(int64_t d) const { return strides_[d]; }
+  int64_t numel() const { return numel_; }
+  ScalarType scalar_type() const { return dtype_; }
+  ScalarType dtype() const { return dtype_; }
+  size_t element_size() const { return custody::element_size(dtype_); }
+  size_t nbytes() const { return static_cast<size_t>(numel_) * element_size(); }
+  int64_t storage_offset() const { return storage_offset_; }
+  TensorShapeDynamism shape_dynamism() const { return dynamism_; }
+  bool is_contiguous() const { return contiguous_; }
+  Dims dim_order() const { return dim_order_from_strides(strides_); }
+  Device device() const { return storage_->device(); }
+  // Elements this tensor may hold after a resize without reallocating.
+  int64_t capacity() const { return capacity_; }
+  const Ref<Storage>& storage() const { return storage_; }
+  MemoryStats* stats() const { return stats_; }
+
+  // Address of element 0 (storage base + offset). A device address on device backends.
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(element_size());
+  }
+  // Typed data pointers; DTypeError when T does not match the dtype.
+  template <class T> const T* const_data_ptr() const { return static_cast<const T*>(checked_data<T>()); }
+  template <class T> T* mutable_data_ptr() const { return static_cast<T*>(checked_data<T>()); }
+  template <class T> T* data_ptr() const { return mutable_data_ptr<T>(); }
+
+  // Metadata changes used by resize (core/ops_impl.h); not for general use.
+  void set_sizes_contiguous(IntSpan sizes, int64_t numel);
+  void set_storage(Ref<Storage> storage, int64_t capacity);
+
+ private:
+  TensorImpl() = default;
+  ~TensorImpl();
+  template <class T>
+  void* checked_data() const {
+    if (scalar_type_of<T> != dtype_) {
+      throw DTypeError(absl::StrFormat("data_ptr<%s>: tensor has dtype %s, not %s",
+                                       dtype_name(scalar_type_of<T>), dtype_name(dtype_),
+                                       dtype_name(scalar_type_of<T>)));
+    }
+    return data();
+  }
+
+  Ref<Storage> storage_;
+  int64_t storage_offset_ = 0;
+  Dims sizes_;
+  Dims strides_;
+  int64_t numel_ = 0;
+  int64_t capacity_ = 0;
+  MemoryStats* stats_ = nullptr;
+  ScalarType dtype_ = ScalarType::Float;
+  TensorShapeDynamism dynamism_ = TensorShapeDynamism::STATIC;
+  bool contiguous_ = true;
+};
+
+using ImplRef = Ref<TensorImpl>;
+
+}  // namespace custody
+
+#endif  // CUSTODY_CORE_TENSOR_IMPL_H_

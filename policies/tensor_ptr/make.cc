@@ -1,0 +1,48 @@
+// Copyright 2026 The custody Authors.
+
+#include "policies/tensor_ptr/make.h"
+
+#include <algorithm>
+
+namespace custody::tensor_ptr::internal {
+
+Dims resolve_strides(const char* op, IntSpan sizes, const std::vector<DimOrderType>& dim_order,
+                     const std::vector<StridesType>& strides) {
+  Dims from_order;
+  if (!dim_order.empty()) {
+    if (dim_order.size() != sizes.size()) {
+      throw ShapeError(absl::StrFormat("%s: dim_order has %d entries but sizes %s have %d dims", op,
+                                       dim_order.size(), shape_str(sizes), sizes.size()));
+    }
+    std::vector<bool> seen(sizes.size(), false);
+    for (DimOrderType d : dim_order) {
+      if (d >= sizes.size() || seen[d]) {
+        throw ShapeError(absl::StrFormat("%s: dim_order is not a permutation of [0, %d)", op,
+                                         sizes.size()));
+      }
+      seen[d] = true;
+    }
+    from_order.assign(sizes.size(), 0);
+    int64_t s = 1;
+    for (int64_t i = static_cast<int64_t>(dim_order.size()) - 1; i >= 0; --i) {
+      from_order[dim_order[i]] = s;
+      s *= std::max<int64_t>(sizes[dim_order[i]], 1);
+    }
+  }
+  if (!strides.empty()) {
+    if (strides.size() != sizes.size()) {
+      throw ShapeError(absl::StrFormat("%s: strides %s and sizes %s have different lengths", op,
+                                       shape_str(strides), shape_str(sizes)));
+    }
+    if (!from_order.empty() &&
+        !std::equal(from_order.begin(), from_order.end(), strides.begin(), strides.end())) {
+      throw ShapeError(absl::StrFormat("%s: strides %s disagree with dim_order (which implies %s)", op,
+                                       shape_str(strides), shape_str(from_order)));
+    }
+    return Dims(strides.begin(), strides.end());
+  }
+  if (!from_order.empty()) return from_order;
+  return contiguous_strides(sizes);
+}
+
+}  // namespace custody::tensor_ptr::internal
