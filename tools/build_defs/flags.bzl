@@ -1,0 +1,73 @@
+"""Build-setting rules for custody's command-line flags (no bazel_skylib: the workspace is offline).
+
+    allowed_string_flag(name = "policy", values = POLICIES, build_setting_default = "scope")
+    bool_flag(name = "cuda", build_setting_default = False)
+
+Set them as `--//policies:policy=gc`; select on them through config_settings (see //policies:BUILD).
+An allowed_string_flag given a value outside `values` fails the analysis of the flag target, and of
+every target that depends on it, with the list of allowed values.
+"""
+
+# The axes of the conformance matrix, in the order tables print them (DESIGN §2, §7). Every policy
+# and backend package, the flags below and the matrix macro read these lists.
+POLICIES = ["tensor_ptr", "dispose", "scope", "gc", "manual"]
+
+BACKENDS = ["onednn", "cuda", "aten"]
+
+FlagInfo = provider(
+    doc = "The value of a custody build setting.",
+    fields = {"value": "the flag's value (string or bool)"},
+)
+
+def _allowed_string_flag_impl(ctx):
+    value = ctx.build_setting_value
+    if value not in ctx.attr.values:
+        fail("invalid value '{}' for --{}; allowed values: {}".format(
+            value,
+            str(ctx.label).lstrip("@"),
+            ", ".join(ctx.attr.values),
+        ))
+    return [FlagInfo(value = value)]
+
+allowed_string_flag = rule(
+    implementation = _allowed_string_flag_impl,
+    build_setting = config.string(flag = True),
+    attrs = {
+        "values": attr.string_list(
+            mandatory = True,
+            allow_empty = False,
+            doc = "The allowed values.",
+        ),
+    },
+    doc = "A string flag (--//pkg:name=value) that accepts only the values listed in `values`.",
+)
+
+def _bool_flag_impl(ctx):
+    return [FlagInfo(value = ctx.build_setting_value)]
+
+bool_flag = rule(
+    implementation = _bool_flag_impl,
+    build_setting = config.bool(flag = True),
+    doc = "A boolean flag: --//pkg:name, --no//pkg:name, --//pkg:name=true|false.",
+)
+
+def flag_config_settings(flag, prefix, values):
+    """One public config_setting `<prefix>_<value>` per allowed value of `flag`."""
+    for value in values:
+        native.config_setting(
+            name = "{}_{}".format(prefix, value),
+            flag_values = {flag: value},
+            visibility = ["//visibility:public"],
+        )
+
+def _flag_values_file_impl(ctx):
+    out = ctx.actions.declare_file(ctx.label.name + ".txt")
+    lines = ["{}={}".format(str(f.label).lstrip("@"), f[FlagInfo].value) for f in ctx.attr.flags]
+    ctx.actions.write(out, "\n".join(lines) + "\n")
+    return [DefaultInfo(files = depset([out]))]
+
+flag_values_file = rule(
+    implementation = _flag_values_file_impl,
+    attrs = {"flags": attr.label_list(providers = [FlagInfo])},
+    doc = "Writes `label=value` for each flag in `flags` to <name>.txt (what this build was configured with).",
+)
