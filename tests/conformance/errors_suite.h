@@ -1,0 +1,365 @@
+// Copyright 2026 The custody Authors.
+//
+// Errors: every misuse throws the right custody::Error subclass with a message
+// naming the op and the offending shapes/dtypes — never a crash or an abort —
+// and leaves no tensor behind (the fixture's G6 check runs after each test).
+
+#ifndef CUSTODY_TESTS_CONFORMANCE_ERRORS_SUITE_H_
+#define CUSTODY_TESTS_CONFORMANCE_ERRORS_SUITE_H_
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "tests/conformance/harness.h"
+
+namespace custody::testing {
+
+// Runs `f`, expects it to throw E, and checks that the message contains each of `parts`.
+template <class E, class F>
+::testing::AssertionResult ThrowsWith(F&& f, std::initializer_list<std::string> parts) {
+  try {
+    f();
+  } catch (const E& e) {
+    const std::string msg = e.what();
+    for (const std::string& p : parts) {
+      if (msg.find(p) == std::string::npos) {
+        return ::testing::AssertionFailure() << "message \"" << msg << "\" lacks \"" << p << "\"";
+      }
+    }
+    return ::testing::AssertionSuccess();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "threw the wrong type: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "did not throw";
+}
+
+template <class T>
+class ErrorsTest : public ConformanceTest<T> {};
+TYPED_TEST_SUITE_P(ErrorsTest);
+
+#define CUSTODY_EXPECT_THROWS(E, stmt, ...) \
+  EXPECT_TRUE(::custody::testing::ThrowsWith<E>([&] { (void)(stmt); }, {__VA_ARGS__}))
+
+TYPED_TEST_P(ErrorsTest, BroadcastMismatchNamesOpAndShapes) {
+  using T = TypeParam;
+  auto a = T::zeros({2, 3});
+  auto b = T::zeros({4});
+  CUSTODY_EXPECT_THROWS(ShapeError, a.add(b), "add", "[2, 3]", "[4]");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.mul(b), "mul", "[2, 3]", "[4]");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.lt(b), "lt");
+}
+
+TYPED_TEST_P(ErrorsTest, InPlaceBroadcastMustKeepSelfShape) {
+  using T = TypeParam;
+  auto a = T::zeros({3});
+  auto b = T::zeros({2, 3});
+  CUSTODY_EXPECT_THROWS(ShapeError, a.add_(b), "add_", "[3]", "[2, 3]");
+}
+
+TYPED_TEST_P(ErrorsTest, InPlaceResultCannotNarrowFloatToInt) {
+  using T = TypeParam;
+  auto a = T::zeros({3}, ScalarType::Long);
+  auto b = T::ones({3});
+  CUSTODY_EXPECT_THROWS(DTypeError, a.add_(b), "add_", "float32", "int64");
+  CUSTODY_EXPECT_THROWS(DTypeError, a.mul_(2.5), "mul_", "float32", "int64");
+  CUSTODY_EXPECT_THROWS(DTypeError, a.div_(a), "div_");
+}
+
+TYPED_TEST_P(ErrorsTest, InPlaceOnExpandedTensorIsRejected) {
+  using T = TypeParam;
+  auto a = T::zeros({1, 3}).expand({4, 3});
+  CUSTODY_EXPECT_THROWS(InvalidArgument, a.add_(1), "add_", "single memory location");
+}
+
+TYPED_TEST_P(ErrorsTest, MeanOfIntegersIsDTypeError) {
+  using T = TypeParam;
+  auto a = T::arange(6);
+  CUSTODY_EXPECT_THROWS(DTypeError, a.mean(), "mean", "int64");
+}
+
+TYPED_TEST_P(ErrorsTest, StorageOnlyDtypesRejectCompute) {
+  using T = TypeParam;
+  auto h = T::ones({2}).to(ScalarType::Half);
+  auto bf = T::ones({2}).to(ScalarType::BFloat16);
+  CUSTODY_EXPECT_THROWS(DTypeError, h.add(h), "add", "float16");
+  CUSTODY_EXPECT_THROWS(DTypeError, bf.exp(), "exp", "bfloat16");
+  CUSTODY_EXPECT_THROWS(DTypeError, h.sum(), "sum", "float16");
+}
+
+TYPED_TEST_P(ErrorsTest, FloatOnlyOpsRejectIntegers) {
+  using T = TypeParam;
+  auto i = T::arange(4);
+  CUSTODY_EXPECT_THROWS(DTypeError, i.softmax(0), "softmax", "int64");
+  CUSTODY_EXPECT_THROWS(DTypeError, i.log_softmax(0), "log_softmax", "int64");
+  CUSTODY_EXPECT_THROWS(DTypeError, i.gelu(), "gelu", "int64");
+  CUSTODY_EXPECT_THROWS(DTypeError, i.silu(), "silu", "int64");
+  CUSTODY_EXPECT_THROWS(DTypeError, T::rand({2}, ScalarType::Int), "rand", "int32");
+  CUSTODY_EXPECT_THROWS(DTypeError, T::randn({2}, ScalarType::Long), "randn", "int64");
+}
+
+TYPED_TEST_P(ErrorsTest, BoolArithmeticRestrictions) {
+  using T = TypeParam;
+  auto b = T::ones({2}, ScalarType::Bool);
+  CUSTODY_EXPECT_THROWS(DTypeError, b.sub(b), "sub", "bool");
+  CUSTODY_EXPECT_THROWS(DTypeError, b.neg(), "neg", "bool");
+  CUSTODY_EXPECT_THROWS(DTypeError, b.argmax(), "argmax", "bool");
+  CUSTODY_EXPECT_THROWS(DTypeError, b.matmul(b), "matmul", "bool");
+}
+
+TYPED_TEST_P(ErrorsTest, IntegerToNegativePowerIsInvalid) {
+  using T = TypeParam;
+  auto a = T::from_vector(std::vector<int64_t>{2, 3});
+  auto e = T::from_vector(std::vector<int64_t>{1, -1});
+  CUSTODY_EXPECT_THROWS(InvalidArgument, a.pow(e), "pow", "negative");
+}
+
+TYPED_TEST_P(ErrorsTest, DimOutOfRange) {
+  using T = TypeParam;
+  auto a = T::zeros({2, 3});
+  CUSTODY_EXPECT_THROWS(ShapeError, a.sum(2), "sum", "dim 2", "rank 2");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.sum(-3), "sum", "dim -3");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.softmax(5), "softmax", "dim 5");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.transpose(0, 2), "transpose", "dim 2");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.unsqueeze(4), "unsqueeze", "dim 4");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.squeeze(3), "squeeze");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.argmax(2), "argmax");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.size(2), "size");
+}
+
+TYPED_TEST_P(ErrorsTest, RepeatedReductionDim) {
+  using T = TypeParam;
+  auto a = T::zeros({2, 3});
+  CUSTODY_EXPECT_THROWS(ShapeError, a.sum({1, -1}), "sum", "multiple times");
+}
+
+TYPED_TEST_P(ErrorsTest, MaxOfEmptyIsShapeError) {
+  using T = TypeParam;
+  auto e = T::zeros({0, 3});
+  CUSTODY_EXPECT_THROWS(ShapeError, e.max(), "max", "[0, 3]");
+  CUSTODY_EXPECT_THROWS(ShapeError, e.min(0), "min", "size 0");
+  CUSTODY_EXPECT_THROWS(ShapeError, e.argmax(), "argmax", "empty");
+  EXPECT_EQ(sizes_vec(e.max(1).sizes()), std::vector<int64_t>({0}));
+}
+
+TYPED_TEST_P(ErrorsTest, IndexOutOfRange) {
+  using T = TypeParam;
+  auto a = T::zeros({3, 2});
+  auto idx = T::from_vector(std::vector<int64_t>{0, 3});
+  CUSTODY_EXPECT_THROWS(InvalidArgument, a.index_select(0, idx), "index_select", "index 3", "size 3");
+  auto neg = T::from_vector(std::vector<int64_t>{-1});
+  CUSTODY_EXPECT_THROWS(InvalidArgument, a.index_select(0, neg), "index_select", "-1");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, a.select(0, 3), "select", "index 3");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, a.select(1, -3), "select", "index -3");
+}
+
+TYPED_TEST_P(ErrorsTest, IndexDtypeAndRank) {
+  using T = TypeParam;
+  auto a = T::zeros({3, 2});
+  auto fidx = T::zeros({2});
+  CUSTODY_EXPECT_THROWS(DTypeError, a.index_select(0, fidx), "index_select", "float32");
+  auto idx2 = T::zeros({2, 2}, ScalarType::Long);
+  CUSTODY_EXPECT_THROWS(ShapeError, a.index_select(0, idx2), "index_select", "[2, 2]");
+  auto w1 = T::zeros({3});
+  CUSTODY_EXPECT_THROWS(ShapeError, embedding(w1, idx2), "embedding", "[3]");
+}
+
+TYPED_TEST_P(ErrorsTest, NarrowOutOfRange) {
+  using T = TypeParam;
+  auto a = T::zeros({4});
+  CUSTODY_EXPECT_THROWS(ShapeError, a.narrow(0, 2, 3), "narrow", "length 3");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.narrow(0, 5, 0), "narrow", "start 5");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.narrow(0, 0, -1), "narrow");
+}
+
+TYPED_TEST_P(ErrorsTest, ViewIncompatibleWithStridesSuggestsReshape) {
+  using T = TypeParam;
+  auto a = T::zeros({2, 3}).t();
+  CUSTODY_EXPECT_THROWS(ShapeError, a.view({6}), "view", "reshape");
+  auto r = a.reshape({6});  // reshape copies instead
+  EXPECT_EQ(r.numel(), 6);
+}
+
+TYPED_TEST_P(ErrorsTest, ReshapeToWrongNumel) {
+  using T = TypeParam;
+  auto a = T::zeros({2, 3});
+  CUSTODY_EXPECT_THROWS(ShapeError, a.reshape({4, 2}), "reshape", "[4, 2]", "size 6");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.reshape({-1, -1}), "reshape", "-1");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.view({5, -1}), "view", "[5, -1]");
+}
+
+TYPED_TEST_P(ErrorsTest, ExpandAndPermuteErrors) {
+  using T = TypeParam;
+  auto a = T::zeros({2, 3});
+  CUSTODY_EXPECT_THROWS(ShapeError, a.expand({4, 3}), "expand", "[2, 3]", "[4, 3]");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.expand({3}), "expand");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.permute({0, 0}), "permute", "repeats");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.permute({0}), "permute");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.flatten(1, 0), "flatten");
+  auto b = T::zeros({2, 3, 4});
+  CUSTODY_EXPECT_THROWS(ShapeError, b.t(), "t", "[2, 3, 4]");
+}
+
+TYPED_TEST_P(ErrorsTest, MatmulShapeAndDtypeErrors) {
+  using T = TypeParam;
+  auto a = T::zeros({2, 3});
+  auto b = T::zeros({4, 5});
+  CUSTODY_EXPECT_THROWS(ShapeError, a.matmul(b), "matmul", "[2, 3]", "[4, 5]", "3 != 4");
+  auto d = T::zeros({3, 2}, ScalarType::Double);
+  CUSTODY_EXPECT_THROWS(DTypeError, a.matmul(d), "matmul", "float32", "float64");
+  auto s = T::scalar(1.0f);
+  CUSTODY_EXPECT_THROWS(ShapeError, s.matmul(a), "matmul", "1-D");
+  auto b3 = T::zeros({2, 3, 4});
+  auto c3 = T::zeros({3, 4, 5});
+  CUSTODY_EXPECT_THROWS(ShapeError, b3.matmul(c3), "matmul", "batch");
+  auto big = T::zeros({1, 1, 1, 1});
+  CUSTODY_EXPECT_THROWS(ShapeError, big.matmul(big), "matmul", "rank");
+}
+
+TYPED_TEST_P(ErrorsTest, CatErrors) {
+  using T = TypeParam;
+  std::vector<T> none;
+  CUSTODY_EXPECT_THROWS(InvalidArgument, cat(none, 0), "cat", "non-empty");
+  std::vector<T> mismatch{T::zeros({2, 3}), T::zeros({2, 4})};
+  CUSTODY_EXPECT_THROWS(ShapeError, cat(mismatch, 0), "cat", "[2, 4]", "[2, 3]");
+  std::vector<T> rank{T::zeros({2, 3}), T::zeros({3})};
+  CUSTODY_EXPECT_THROWS(ShapeError, cat(rank, 0), "cat", "rank");
+  std::vector<T> scalars{T::scalar(1.0f), T::scalar(2.0f)};
+  CUSTODY_EXPECT_THROWS(ShapeError, cat(scalars, 0), "cat", "zero-dimensional");
+}
+
+TYPED_TEST_P(ErrorsTest, WhereConditionMustBeBool) {
+  using T = TypeParam;
+  auto c = T::ones({3});
+  auto a = T::zeros({3});
+  CUSTODY_EXPECT_THROWS(DTypeError, where(c, a, a), "where", "bool", "float32");
+  auto cb = T::ones({2}, ScalarType::Bool);
+  CUSTODY_EXPECT_THROWS(ShapeError, where(cb, a, a), "where");
+}
+
+TYPED_TEST_P(ErrorsTest, ItemNeedsOneElement) {
+  using T = TypeParam;
+  auto a = T::zeros({2, 3});
+  CUSTODY_EXPECT_THROWS(InvalidArgument, a.template item<float>(), "item", "6 elements", "[2, 3]");
+  auto e = T::zeros({0});
+  CUSTODY_EXPECT_THROWS(InvalidArgument, e.template item<float>(), "item", "0 elements");
+}
+
+TYPED_TEST_P(ErrorsTest, TypedAccessChecksDtype) {
+  using T = TypeParam;
+  auto a = T::zeros({2});
+  CUSTODY_EXPECT_THROWS(DTypeError, a.template to_vector<int64_t>(), "to_vector", "float32", "int64");
+  CUSTODY_EXPECT_THROWS(DTypeError, a.template const_data_ptr<double>(), "data_ptr", "float32", "float64");
+}
+
+TYPED_TEST_P(ErrorsTest, NumelOverflowIsShapeError) {
+  using T = TypeParam;
+  const int64_t huge = int64_t{1} << 40;
+  CUSTODY_EXPECT_THROWS(ShapeError, T::empty({huge, huge}), "empty", "overflow");
+  CUSTODY_EXPECT_THROWS(ShapeError, T::zeros({huge, huge, 4}), "zeros", "overflow");
+  CUSTODY_EXPECT_THROWS(ShapeError, T::empty({2, -3}), "empty", "negative");
+}
+
+TYPED_TEST_P(ErrorsTest, ImpossibleAllocationIsOutOfMemory) {
+  using T = TypeParam;
+  const int64_t before = TestFixture::stats().num_ooms;
+  CUSTODY_EXPECT_THROWS(OutOfMemoryError, T::empty({int64_t{1} << 50}), "empty", "[1125899906842624]",
+                        "float32");
+  EXPECT_EQ(TestFixture::stats().num_ooms, before + 1);
+}
+
+TYPED_TEST_P(ErrorsTest, NullFromBlobIsInvalidArgument) {
+  using T = TypeParam;
+  bool deleter_ran = false;
+  const std::vector<int64_t> sizes{2, 3};
+  CUSTODY_EXPECT_THROWS(InvalidArgument,
+                        T::from_blob(nullptr, sizes, ScalarType::Float,
+                                     [&](void*) { deleter_ran = true; }),
+                        "from_blob", "null", "[2, 3]");
+  EXPECT_FALSE(deleter_ran) << "a failed maker must not take ownership";
+}
+
+TYPED_TEST_P(ErrorsTest, FactoryArgumentErrors) {
+  using T = TypeParam;
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::arange(0, 5, 0), "arange", "step");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::arange(5, 0, 1), "arange", "inconsistent");
+  const std::vector<int64_t> s{3};
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::randint(5, 5, s), "randint", "low < high");
+  CUSTODY_EXPECT_THROWS(ShapeError, T::empty_strided(std::vector<int64_t>{2, 3}, std::vector<int64_t>{1}),
+                        "empty_strided", "different lengths");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::from_vector(std::vector<float>{1, 2, 3}, {2, 2}),
+                        "from_vector", "[2, 2]");
+}
+
+TYPED_TEST_P(ErrorsTest, ResizeViolationsReturnStatus) {
+  using T = TypeParam;
+  auto s = T::full(std::vector<int64_t>{2, 3}, 1.0f, std::nullopt, TensorShapeDynamism::STATIC);
+  absl::Status st = s.resize(std::vector<int64_t>{3, 2});
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("STATIC"), std::string::npos) << st;
+  EXPECT_TRUE(s.resize(std::vector<int64_t>{2, 3}).ok()) << "same sizes are always allowed";
+  auto b = T::zeros({2, 3});
+  st = b.resize(std::vector<int64_t>{4, 2});
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("capacity 6"), std::string::npos) << st;
+  st = b.resize(std::vector<int64_t>{6});
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("rank"), std::string::npos) << st;
+  auto v = T::zeros({3, 2}).t();
+  st = v.resize(std::vector<int64_t>{1, 2});
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("contiguous"), std::string::npos) << st;
+  // A status converts to the matching exception type when thrown.
+  EXPECT_THROW(ThrowIfError(b.resize(std::vector<int64_t>{4, 2})), ShapeError);
+}
+
+TYPED_TEST_P(ErrorsTest, ErrorsCarryStatusCodes) {
+  using T = TypeParam;
+  auto a = T::zeros({2});
+  try {
+    (void)a.select(0, 7);
+    FAIL() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), absl::StatusCode::kOutOfRange);
+    EXPECT_EQ(e.status().code(), absl::StatusCode::kOutOfRange);
+  }
+  try {
+    (void)a.add(T::zeros({3}));
+    FAIL() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), absl::StatusCode::kInvalidArgument);
+  }
+}
+
+TYPED_TEST_P(ErrorsTest, FailedOpLeavesInputsIntact) {
+  using T = TypeParam;
+  auto a = T::from_vector(std::vector<float>{1, 2, 3});
+  const StatsSnapshot before = TestFixture::stats();
+  EXPECT_THROW((void)a.add(T::zeros({2})), ShapeError);
+  EXPECT_THROW((void)a.add_(T::zeros({2})), ShapeError);
+  EXPECT_EQ(values_of(a), std::vector<double>({1, 2, 3}));
+  const StatsSnapshot after = TestFixture::stats();
+  EXPECT_EQ(after.live_tensors, before.live_tensors);
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+}
+
+#undef CUSTODY_EXPECT_THROWS
+
+REGISTER_TYPED_TEST_SUITE_P(ErrorsTest, BroadcastMismatchNamesOpAndShapes,
+                            InPlaceBroadcastMustKeepSelfShape, InPlaceResultCannotNarrowFloatToInt,
+                            InPlaceOnExpandedTensorIsRejected, MeanOfIntegersIsDTypeError,
+                            StorageOnlyDtypesRejectCompute, FloatOnlyOpsRejectIntegers,
+                            BoolArithmeticRestrictions, IntegerToNegativePowerIsInvalid,
+                            DimOutOfRange, RepeatedReductionDim, MaxOfEmptyIsShapeError,
+                            IndexOutOfRange, IndexDtypeAndRank, NarrowOutOfRange,
+                            ViewIncompatibleWithStridesSuggestsReshape, ReshapeToWrongNumel,
+                            ExpandAndPermuteErrors, MatmulShapeAndDtypeErrors, CatErrors,
+                            WhereConditionMustBeBool, ItemNeedsOneElement, TypedAccessChecksDtype,
+                            NumelOverflowIsShapeError, ImpossibleAllocationIsOutOfMemory,
+                            NullFromBlobIsInvalidArgument, FactoryArgumentErrors,
+                            ResizeViolationsReturnStatus, ErrorsCarryStatusCodes,
+                            FailedOpLeavesInputsIntact);
+
+}  // namespace custody::testing
+
+#endif  // CUSTODY_TESTS_CONFORMANCE_ERRORS_SUITE_H_

@@ -1,0 +1,108 @@
+// Copyright 2026 The custody Authors.
+//
+// tests/conformance/harness.h — the fixture every conformance suite derives
+// from, parameterised by the handle type `T = BasicTensor<Policy, Backend>`.
+//
+//  * Skips the test with a clear message when the backend is unavailable
+//    (e.g. cuda on a machine without a GPU).
+//  * Holds the policy's test idiom for the whole body (`PolicyIdiom<Policy>`:
+//    nothing for tensor_ptr, a dispose scope for scope, ...).
+//  * G6: after the body and the idiom's cleanup, live tensors, live storages and
+//    bytes in use are back exactly at their values before the test.
+//
+// Suites are written once as TYPED_TEST_SUITE_P in *_suite.h files and
+// instantiated per combination by //tools/build_defs:matrix.bzl.
+
+#ifndef CUSTODY_TESTS_CONFORMANCE_HARNESS_H_
+#define CUSTODY_TESTS_CONFORMANCE_HARNESS_H_
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "gtest/gtest.h"
+
+namespace custody::testing {
+
+// A policy's per-test idiom: an RAII object alive around the test body, and
+// how a test frees a handle it no longer needs. Policies specialise this.
+template <class Policy>
+struct PolicyIdiom {
+  struct Guard {};
+  // After `Guard` is destroyed, has every handle created in the body been given
+  // back? (False for policies whose memory returns later, e.g. gc before a collect.)
+  static void settle() {}
+};
+
+template <class T>
+class ConformanceTest : public ::testing::Test {
+ protected:
+  using Tensor = T;
+  using Policy = typename T::policy_type;
+  using B = typename T::backend_type;
+
+  void SetUp() override {
+    if (!B::available()) {
+      GTEST_SKIP() << "backend '" << B::name << "' is not available on this machine (no device); "
+                   << "run the CUDA tests on a GPU machine, see tools/gpu/";
+    }
+    baseline_ = B::stats().snapshot();
+    guard_.emplace();
+  }
+
+  void TearDown() override {
+    if (!guard_.has_value()) return;  // skipped
+    guard_.reset();
+    PolicyIdiom<Policy>::settle();
+    if (check_balance_) {
+      const StatsSnapshot now = B::stats().snapshot();
+      EXPECT_EQ(now.live_tensors, baseline_.live_tensors) << "G6: tensors leaked by the test body";
+      EXPECT_EQ(now.live_storages, baseline_.live_storages) << "G6: storages leaked by the test body";
+      EXPECT_EQ(now.bytes_in_use, baseline_.bytes_in_use) << "G6: bytes leaked by the test body";
+    }
+  }
+
+  // For tests that deliberately keep something alive past the body.
+  void skip_balance_check() { check_balance_ = false; }
+  const StatsSnapshot& baseline() const { return baseline_; }
+  static StatsSnapshot stats() { return B::stats().snapshot(); }
+  // Lets the policy return what it holds back (e.g. runs the collector under gc).
+  static void settle_policy() { PolicyIdiom<Policy>::settle(); }
+
+ private:
+  StatsSnapshot baseline_;
+  std::optional<typename PolicyIdiom<Policy>::Guard> guard_;
+  bool check_balance_ = true;
+};
+
+// Row-major values of any tensor as doubles (bool -> 0/1), for comparisons.
+template <class T>
+std::vector<double> values_of(const T& t) {
+  const ScalarType dt = t.scalar_type();
+  if (dt == ScalarType::Bool) {
+    std::vector<bool> v = t.template to_vector<bool>();
+    return std::vector<double>(v.begin(), v.end());
+  }
+  if (dt == ScalarType::Half || dt == ScalarType::BFloat16) {
+    auto f = t.to(ScalarType::Float).template to_vector<float>();
+    return std::vector<double>(f.begin(), f.end());
+  }
+  return visit_compute_dtype(dt, [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<E, bool>) {
+      return std::vector<double>{};
+    } else {
+      std::vector<E> v = t.template to_vector<E>();
+      return std::vector<double>(v.begin(), v.end());
+    }
+  });
+}
+
+inline std::vector<int64_t> sizes_vec(IntSpan s) { return std::vector<int64_t>(s.begin(), s.end()); }
+
+}  // namespace custody::testing
+
+#endif  // CUSTODY_TESTS_CONFORMANCE_HARNESS_H_

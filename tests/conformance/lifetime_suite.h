@@ -1,0 +1,254 @@
+// Copyright 2026 The custody Authors.
+//
+// The generic lifetime contract G1–G9 (DESIGN §5.1), for every policy and
+// backend. Tests follow only what all policies share: `custody::release(t)`
+// gives a handle's reference back (G3), and using a released handle is a
+// LifetimeError (G4). What happens to handles nobody releases is the policy's
+// business (checked by the fixture's G6 check after the policy's idiom runs).
+
+#ifndef CUSTODY_TESTS_CONFORMANCE_LIFETIME_SUITE_H_
+#define CUSTODY_TESTS_CONFORMANCE_LIFETIME_SUITE_H_
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tests/conformance/harness.h"
+
+namespace custody::testing {
+
+template <class T>
+class LifetimeTest : public ConformanceTest<T> {};
+TYPED_TEST_SUITE_P(LifetimeTest);
+
+// G1: every op returns a fresh handle; inputs are untouched.
+TYPED_TEST_P(LifetimeTest, G1_OpsReturnFreshHandlesAndLeaveInputsUntouched) {
+  using T = TypeParam;
+  auto a = T::from_vector(std::vector<float>{1, 2, 3});
+  auto b = T::from_vector(std::vector<float>{10, 20, 30});
+  auto c = a.add(b);
+  EXPECT_NE(&c.impl(), &a.impl());
+  EXPECT_NE(&c.impl(), &b.impl());
+  EXPECT_EQ(values_of(a), std::vector<double>({1, 2, 3}));
+  EXPECT_EQ(values_of(b), std::vector<double>({10, 20, 30}));
+  custody::release(c);
+  // The inputs stay usable after the result is gone.
+  EXPECT_EQ(values_of(a.mul(b)), std::vector<double>({10, 40, 90}));
+}
+
+TYPED_TEST_P(LifetimeTest, G1_ContiguousOfContiguousIsAFreshHandleToTheSameTensor) {
+  using T = TypeParam;
+  auto a = T::zeros({2, 2});
+  auto c = a.contiguous();
+  EXPECT_EQ(&c.impl(), &a.impl());
+  custody::release(c);
+  EXPECT_EQ(a.numel(), 4) << "releasing the fresh handle must not release the input";
+}
+
+// G2: alias() is a fresh handle to the same TensorImpl.
+TYPED_TEST_P(LifetimeTest, G2_AliasSharesTheTensorImpl) {
+  using T = TypeParam;
+  auto a = T::zeros({3});
+  auto b = a.alias();
+  EXPECT_EQ(&a.impl(), &b.impl());
+  b.fill_(7);
+  EXPECT_EQ(values_of(a), std::vector<double>({7, 7, 7}));
+  custody::release(b);
+  EXPECT_EQ(values_of(a), std::vector<double>({7, 7, 7})) << "the original survives its alias";
+}
+
+// G3: release gives the reference back now.
+TYPED_TEST_P(LifetimeTest, G3_ReleaseReturnsMemoryEarly) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  auto a = T::zeros({1024});
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors + 1);
+  EXPECT_GE(TestFixture::stats().bytes_in_use, before.bytes_in_use + 4096);
+  custody::release(a);
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, before.bytes_in_use);
+}
+
+TYPED_TEST_P(LifetimeTest, G3_ReleaseOfAliasKeepsTheOther) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  auto a = T::ones({4});
+  auto b = a.alias();
+  custody::release(a);
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors + 1);
+  EXPECT_EQ(values_of(b), std::vector<double>({1, 1, 1, 1}));
+  custody::release(b);
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
+}
+
+// G4: using a released handle is a LifetimeError, never UB.
+TYPED_TEST_P(LifetimeTest, G4_UseAfterReleaseIsLifetimeError) {
+  using T = TypeParam;
+  auto a = T::ones({2});
+  auto other = T::ones({2});
+  custody::release(a);
+  EXPECT_THROW((void)a.numel(), LifetimeError);
+  EXPECT_THROW((void)a.sizes(), LifetimeError);
+  EXPECT_THROW((void)a.add(other), LifetimeError);
+  EXPECT_THROW((void)other.add(a), LifetimeError);
+  EXPECT_THROW((void)a.template item<float>(), LifetimeError);
+  EXPECT_THROW((void)a.template to_vector<float>(), LifetimeError);
+  EXPECT_THROW((void)a.to_string(), LifetimeError);
+  EXPECT_THROW((void)a.alias(), LifetimeError);
+  EXPECT_THROW((void)a.add_(1), LifetimeError);
+  EXPECT_THROW((void)a.transpose(0, 0), LifetimeError);
+}
+
+TYPED_TEST_P(LifetimeTest, G4_LifetimeErrorNamesTheOp) {
+  using T = TypeParam;
+  auto a = T::ones({2});
+  custody::release(a);
+  try {
+    (void)a.matmul(a);
+    FAIL() << "no throw";
+  } catch (const LifetimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("matmul"), std::string::npos) << e.what();
+    EXPECT_EQ(e.code(), absl::StatusCode::kFailedPrecondition);
+  }
+}
+
+// G5: views share Storage; it is freed only after the last view.
+TYPED_TEST_P(LifetimeTest, G5_ViewsShareStorageAndOutliveTheBase) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  auto base = T::arange(0, 12, 1, ScalarType::Float).reshape({3, 4});
+  const int64_t bytes_with_base = TestFixture::stats().bytes_in_use;
+  auto row = base.select(0, 1);
+  auto col = base.narrow(1, 2, 1);
+  auto tr = base.t();
+  EXPECT_TRUE(row.is_same_storage(base));
+  EXPECT_TRUE(tr.is_same_storage(col));
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, bytes_with_base) << "views allocate no data";
+  custody::release(base);
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, bytes_with_base) << "storage must outlive the base";
+  EXPECT_EQ(values_of(row), std::vector<double>({4, 5, 6, 7}));
+  custody::release(row);
+  custody::release(col);
+  EXPECT_EQ(values_of(tr.select(0, 3)), std::vector<double>({3, 7, 11}));
+  custody::release(tr);
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(TestFixture::stats().live_storages, before.live_storages);
+}
+
+TYPED_TEST_P(LifetimeTest, G5_WritesThroughAViewAreSeenByTheBase) {
+  using T = TypeParam;
+  auto base = T::zeros({2, 3});
+  auto row = base.select(0, 1);
+  row.fill_(5);
+  EXPECT_EQ(values_of(base), std::vector<double>({0, 0, 0, 5, 5, 5}));
+  base.t().select(0, 0).add_(1);
+  EXPECT_EQ(values_of(base), std::vector<double>({1, 0, 0, 6, 5, 5}));
+}
+
+TYPED_TEST_P(LifetimeTest, G5_FromBlobDeleterRunsOnceAfterTheLastView) {
+  using T = TypeParam;
+  using B = typename T::backend_type;
+  int calls = 0;
+  void* mem = *B::allocate(6 * sizeof(float));
+  {
+    const std::vector<int64_t> sizes{2, 3};
+    auto t = T::from_blob(mem, sizes, ScalarType::Float, [&calls](void* p) {
+      ++calls;
+      B::deallocate(p, 6 * sizeof(float));
+    });
+    auto v = t.t();
+    auto w = v.alias();
+    custody::release(t);
+    custody::release(v);
+    EXPECT_EQ(calls, 0);
+    custody::release(w);
+  }
+  TestFixture::settle_policy();
+  EXPECT_EQ(calls, 1);
+}
+
+// G6: loops of temporaries return exactly to the baseline.
+TYPED_TEST_P(LifetimeTest, G6_LoopOfTemporariesLeavesNothing) {
+  using T = TypeParam;
+  auto x = T::rand({8, 8});
+  auto w = T::rand({8, 8});
+  for (int step = 0; step < 50; ++step) {
+    auto y = x.matmul(w).relu().add(1.0f).softmax(1);
+    auto loss = y.sum();
+    EXPECT_TRUE(std::isfinite(loss.template item<float>()));
+    custody::release(y);
+    custody::release(loss);
+  }
+}
+
+// G8: in-place ops mutate shared data and return fresh handles.
+TYPED_TEST_P(LifetimeTest, G8_InPlaceReturnsFreshHandleToSameTensor) {
+  using T = TypeParam;
+  auto a = T::ones({3});
+  auto alias = a.alias();
+  auto r = a.add_(2);
+  EXPECT_EQ(&r.impl(), &a.impl());
+  EXPECT_EQ(values_of(alias), std::vector<double>({3, 3, 3}));
+  auto r2 = r.mul_(a);  // self-aliasing operand
+  EXPECT_EQ(values_of(a), std::vector<double>({9, 9, 9}));
+  custody::release(r);
+  custody::release(r2);
+  EXPECT_EQ(values_of(a), std::vector<double>({9, 9, 9}));
+}
+
+TYPED_TEST_P(LifetimeTest, G8_OverlappingInPlaceOperandIsReadBeforeWrite) {
+  using T = TypeParam;
+  auto m = T::from_vector(std::vector<float>{1, 2, 3, 4}, {2, 2});
+  m.add_(m.t());  // reads the transpose of the data it writes
+  EXPECT_EQ(values_of(m), std::vector<double>({2, 5, 5, 8}));
+  auto v = T::from_vector(std::vector<float>{1, 2, 3, 4});
+  v.narrow(0, 1, 3).copy_(v.narrow(0, 0, 3));
+  EXPECT_EQ(values_of(v), std::vector<double>({1, 1, 2, 3}));
+}
+
+// G9: an exception inside an op leaks nothing and propagates unchanged.
+TYPED_TEST_P(LifetimeTest, G9_ExceptionsLeakNothing) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  auto a = T::zeros({2, 3});
+  auto b = T::zeros({3, 2});
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_THROW((void)a.add(b), ShapeError);
+    EXPECT_THROW((void)a.matmul(a), ShapeError);
+    EXPECT_THROW((void)a.index_select(0, T::from_vector(std::vector<int64_t>{9})), InvalidArgument);
+    EXPECT_THROW((void)T::empty({int64_t{1} << 50}), OutOfMemoryError);
+  }
+  custody::release(a);
+  custody::release(b);
+  TestFixture::settle_policy();
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, before.bytes_in_use);
+}
+
+TYPED_TEST_P(LifetimeTest, G9_UserExceptionsPropagateUnchanged) {
+  using T = TypeParam;
+  struct Custom : std::runtime_error {
+    Custom() : std::runtime_error("mine") {}
+  };
+  auto body = [] {
+    auto t = T::ones({16});
+    auto u = t.exp();
+    throw Custom();
+  };
+  EXPECT_THROW(body(), Custom);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(LifetimeTest, G1_OpsReturnFreshHandlesAndLeaveInputsUntouched,
+                            G1_ContiguousOfContiguousIsAFreshHandleToTheSameTensor,
+                            G2_AliasSharesTheTensorImpl, G3_ReleaseReturnsMemoryEarly,
+                            G3_ReleaseOfAliasKeepsTheOther, G4_UseAfterReleaseIsLifetimeError,
+                            G4_LifetimeErrorNamesTheOp, G5_ViewsShareStorageAndOutliveTheBase,
+                            G5_WritesThroughAViewAreSeenByTheBase,
+                            G5_FromBlobDeleterRunsOnceAfterTheLastView,
+                            G6_LoopOfTemporariesLeavesNothing, G8_InPlaceReturnsFreshHandleToSameTensor,
+                            G8_OverlappingInPlaceOperandIsReadBeforeWrite, G9_ExceptionsLeakNothing,
+                            G9_UserExceptionsPropagateUnchanged);
+
+}  // namespace custody::testing
+
+#endif  // CUSTODY_TESTS_CONFORMANCE_LIFETIME_SUITE_H_

@@ -1,0 +1,57 @@
+"""The conformance matrix: one cc_test per (policy, backend) combination.
+
+    conformance_matrix(combinations = [("tensor_ptr", "onednn"), ...])
+
+emits, for each pair, `conformance_<policy>_<backend>`: the generic typed suites of
+//tests/conformance plus the policy's own contract suite (//policies/<p>:contract_suite),
+instantiated for BasicTensor<Policy, Backend> by instantiate.cc. It also emits test_suites
+`policy_<p>`, `backend_<b>` and `all`.
+
+Adding a policy or backend = adding its pair here; the suites are written once.
+"""
+
+load("//tools/build_defs:cuda.bzl", "requires_cuda")
+load("//tools/build_defs:flags.bzl", "BACKENDS", "POLICIES")
+
+# Extra deps per backend (the backend library and anything its tests need).
+_BACKEND_DEPS = {
+    "onednn": ["//backends/onednn"],
+    "cuda": ["//backends/cuda"],
+    "aten": ["//backends/aten"],
+}
+
+def conformance_matrix(combinations, suites, size = "medium", shard_count = 1):
+    tests_by_policy = {}
+    tests_by_backend = {}
+    names = []
+    for policy, backend in combinations:
+        if policy not in POLICIES or backend not in BACKENDS:
+            fail("unknown combination ({}, {}); policies: {}; backends: {}".format(
+                policy, backend, POLICIES, BACKENDS))
+        name = "conformance_{}_{}".format(policy, backend)
+        kwargs = {}
+        if backend == "cuda":
+            kwargs["target_compatible_with"] = requires_cuda()
+        native.cc_test(
+            name = name,
+            srcs = ["instantiate.cc"],
+            local_defines = [
+                "CUSTODY_POLICY_" + policy.upper(),
+                "CUSTODY_BACKEND_" + backend.upper(),
+            ],
+            deps = suites + _BACKEND_DEPS[backend] + [
+                "//policies/{}:contract_suite".format(policy),
+                "//third_party:gtest_main",
+            ],
+            size = size,
+            shard_count = shard_count,
+            **kwargs
+        )
+        names.append(name)
+        tests_by_policy.setdefault(policy, []).append(name)
+        tests_by_backend.setdefault(backend, []).append(name)
+    for policy, tests in tests_by_policy.items():
+        native.test_suite(name = "policy_" + policy, tests = tests)
+    for backend, tests in tests_by_backend.items():
+        native.test_suite(name = "backend_" + backend, tests = tests)
+    native.test_suite(name = "all", tests = names)
