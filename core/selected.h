@@ -1,0 +1,42 @@
+// Copyright 2026 The custody Authors.
+//
+// core/selected.h — `custody::Tensor`: the handle type chosen at build time by
+//
+//   --//policies:policy=tensor_ptr|dispose|scope|gc|manual
+//   --//backends:backend=onednn|cuda|aten
+//
+// for examples and user code that should not name a policy or backend:
+//
+//   #include "core/selected.h"          // deps = ["//core:selected"]
+//   custody::Tensor x = custody::Tensor::ones({2, 2});
+//
+// The conformance matrix does not use this: it names every combination.
+
+#ifndef CUSTODY_CORE_SELECTED_H_
+#define CUSTODY_CORE_SELECTED_H_
+
+#include "core/tensor.h"
+
+#if defined(CUSTODY_SELECTED_POLICY_TENSOR_PTR)
+#include "policies/tensor_ptr/make.h"
+namespace custody {
+using SelectedPolicy = tensor_ptr::Policy;
+}
+#else
+#error "the selected --//policies:policy is not implemented yet; use --//policies:policy=tensor_ptr"
+#endif
+
+#if defined(CUSTODY_SELECTED_BACKEND_ONEDNN)
+#include "backends/onednn/onednn.h"
+namespace custody {
+using SelectedBackend = Onednn;
+}
+#else
+#error "the selected --//backends:backend is not implemented yet; use --//backends:backend=onednn"
+#endif
+
+namespace custody {
+using Tensor = BasicTensor<SelectedPolicy, SelectedBackend>;
+}  // namespace custody
+
+#endif  // CUSTODY_CORE_SELECTED_H_
