@@ -224,14 +224,29 @@ std::string Ops<B>::to_string(const TensorImpl& t) {
 // ---- elementwise ------------------------------------------------------------
 
 namespace detail {
+// torch.result_type of two tensors: a 0-dim tensor takes part like a scalar,
+// deciding the dtype only when it is of a higher category (bool < integral <
+// floating) than the dimensioned operand (int32[3] + float64[] -> float64,
+// but float32[3] + float64[] -> float32 and int32[3] + int64[] -> int32).
+inline ScalarType result_type(const TensorImpl& a, const TensorImpl& b) {
+  if ((a.dim() == 0) == (b.dim() == 0)) return promote_types(a.scalar_type(), b.scalar_type());
+  const ScalarType dimmed = a.dim() == 0 ? b.scalar_type() : a.scalar_type();
+  const ScalarType zero = a.dim() == 0 ? a.scalar_type() : b.scalar_type();
+  if (is_floating_point(dimmed)) return dimmed;
+  if (dimmed == ScalarType::Bool || is_floating_point(zero)) return promote_types(dimmed, zero);
+  return dimmed;
+}
+
+// `b` is the other operand's dtype (a scalar's default dtype for tensor-scalar forms).
 inline ScalarType binary_compute_dtype(BinaryOp op, ScalarType common, const char* name,
                                        ScalarType a, ScalarType b) {
+  // ATen rejects subtraction whenever either operand is bool, whatever the result dtype.
+  if (op == BinaryOp::kSub && (a == ScalarType::Bool || b == ScalarType::Bool)) {
+    throw DTypeError(absl::StrFormat(
+        "%s: subtraction with a bool operand (%s, %s) is not supported; use logical ops or "
+        "cast with to(int64) first", name, dtype_name(a), dtype_name(b)));
+  }
   if (common == ScalarType::Bool) {
-    if (op == BinaryOp::kSub) {
-      throw DTypeError(absl::StrFormat(
-          "%s: subtraction of two bool tensors (%s, %s) is not supported; use logical ops or "
-          "cast with to(int64) first", name, dtype_name(a), dtype_name(b)));
-    }
     if (op == BinaryOp::kPow) {
       throw DTypeError(absl::StrFormat("%s: not supported for bool tensors (%s, %s)", name,
                                        dtype_name(a), dtype_name(b)));
@@ -239,6 +254,17 @@ inline ScalarType binary_compute_dtype(BinaryOp op, ScalarType common, const cha
   }
   if (op == BinaryOp::kDiv && is_integral(common, true)) return kDefaultFloat;
   return common;
+}
+
+// ATen's check for pow(tensor, scalar): an integral (or bool) tensor to a
+// negative integral scalar power is an error, judged on the scalar's value
+// (before it is converted to the tensor's dtype, where -1 would become 255).
+inline void check_int_pow_scalar(ScalarType base, const Scalar& exp) {
+  if (is_integral(base, /*include_bool=*/true) && !exp.is_floating_point() && exp.to<int64_t>() < 0) {
+    throw InvalidArgument(absl::StrFormat(
+        "pow: integers to negative integer powers are not allowed (a %s tensor to the power %s); "
+        "cast to a floating point dtype first", dtype_name(base), exp.str()));
+  }
 }
 }  // namespace detail
 
@@ -248,7 +274,7 @@ ImplRef Ops<B>::binary(BinaryOp op, const TensorImpl& a, const TensorImpl& b) {
   check_computable(name, a.scalar_type());
   check_computable(name, b.scalar_type());
   const ScalarType compute = detail::binary_compute_dtype(
-      op, promote_types(a.scalar_type(), b.scalar_type()), name, a.scalar_type(), b.scalar_type());
+      op, detail::result_type(a, b), name, a.scalar_type(), b.scalar_type());
   const Dims shape = Unwrap(broadcast_shapes(a.sizes(), b.sizes(), name));
   ImplRef ca = to_dtype(a, compute, name);
   ImplRef cb = to_dtype(b, compute, name);
@@ -265,6 +291,7 @@ template <class B>
 ImplRef Ops<B>::binary(BinaryOp op, const TensorImpl& a, const Scalar& s, bool scalar_first) {
   const char* name = op_name(op);
   check_computable(name, a.scalar_type());
+  if (op == BinaryOp::kPow && !scalar_first) detail::check_int_pow_scalar(a.scalar_type(), s);
   const ScalarType common = promote_with_scalar(a.scalar_type(), s);
   const ScalarType compute =
       detail::binary_compute_dtype(op, common, name, a.scalar_type(), s.default_dtype());
@@ -297,7 +324,7 @@ void Ops<B>::binary_(BinaryOp op, TensorImpl& self, const TensorImpl& other) {
   check_computable(name.c_str(), self.scalar_type());
   check_computable(name.c_str(), other.scalar_type());
   const ScalarType compute = detail::binary_compute_dtype(
-      op, promote_types(self.scalar_type(), other.scalar_type()), name.c_str(), self.scalar_type(),
+      op, detail::result_type(self, other), name.c_str(), self.scalar_type(),
       other.scalar_type());
   if (!can_cast(compute, self.scalar_type())) {
     throw DTypeError(absl::StrFormat("%s: result type %s can't be cast to the desired output type %s",
@@ -401,7 +428,7 @@ ImplRef Ops<B>::where(const TensorImpl& cond, const TensorImpl& a, const TensorI
   }
   check_computable("where", a.scalar_type());
   check_computable("where", b.scalar_type());
-  const ScalarType dt = promote_types(a.scalar_type(), b.scalar_type());
+  const ScalarType dt = detail::result_type(a, b);
   Dims shape = Unwrap(broadcast_shapes(cond.sizes(), a.sizes(), "where"));
   shape = Unwrap(broadcast_shapes(shape, b.sizes(), "where"));
   ImplRef ca = to_dtype(a, dt, "where");

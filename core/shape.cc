@@ -26,7 +26,8 @@ Dims contiguous_strides(IntSpan sizes) {
   int64_t s = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
     strides[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    // Saturate instead of overflowing: such shapes fail checked_numel anyway.
+    if (__builtin_mul_overflow(s, std::max<int64_t>(sizes[i], 1), &s)) s = INT64_MAX;
   }
   return strides;
 }

@@ -45,4 +45,29 @@ Dims resolve_strides(const char* op, IntSpan sizes, const std::vector<DimOrderTy
   return contiguous_strides(sizes);
 }
 
+void check_dense_strides(const char* op, IntSpan sizes, IntSpan strides) {
+  if (strides.size() != sizes.size()) {
+    throw ShapeError(absl::StrFormat("%s: strides %s and sizes %s have different lengths", op,
+                                     shape_str(strides), shape_str(sizes)));
+  }
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return;  // no elements
+  // Innermost first; size-1 dims are never stepped over, so their strides do not matter.
+  std::vector<size_t> dims;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] != 1) dims.push_back(i);
+  }
+  std::stable_sort(dims.begin(), dims.end(),
+                   [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  int64_t expected = 1;
+  for (size_t d : dims) {
+    if (strides[d] != expected) {
+      throw ShapeError(absl::StrFormat(
+          "%s: strides %s do not lay out sizes %s densely; data given by value is the tensor's "
+          "memory, so its strides must be a permutation of row-major (wrap other layouts with "
+          "from_blob)", op, shape_str(strides), shape_str(sizes)));
+    }
+    expected *= sizes[d];
+  }
+}
+
 }  // namespace custody::tensor_ptr::internal

@@ -58,6 +58,10 @@ using custody::internal::Unwrap;
 Dims resolve_strides(const char* op, IntSpan sizes, const std::vector<DimOrderType>& dim_order,
                      const std::vector<StridesType>& strides);
 
+// ShapeError unless `strides` lay `sizes` out densely (a permutation of row-major:
+// every element of a numel-sized buffer used exactly once), as ExecuTorch requires.
+void check_dense_strides(const char* op, IntSpan sizes, IntSpan strides);
+
 template <class To, class From>
 To cast_value(From v) {
   if constexpr (std::is_same_v<To, bool>) {
@@ -84,7 +88,9 @@ ImplRef from_values(const char* op, IntSpan sizes, IntSpan strides, const std::v
     throw InvalidArgument(absl::StrFormat("%s: data has %d elements but sizes %s need %d", op,
                                           data.size(), shape_str(sizes), numel));
   }
-  // Make a dense host buffer of `type`, then lay it out with `strides`.
+  // As in ExecuTorch, the data *is* the tensor's memory in storage order, read
+  // through `strides` (so dim_order {1, 0} means column-major data).
+  check_dense_strides(op, sizes, strides);
   std::vector<char> bytes(data.size() * element_size(type));
   visit_dtype(type, [&](auto tag) {
     using D = typename decltype(tag)::type;
@@ -93,11 +99,8 @@ ImplRef from_values(const char* op, IntSpan sizes, IntSpan strides, const std::v
       std::memcpy(bytes.data() + i * sizeof(D), &v, sizeof(D));
     }
   });
-  ImplRef dense = Ops<B>::from_host(bytes.data(), bytes.size(), type, sizes, dyn, op);
-  const Dims contiguous = contiguous_strides(sizes);
-  if (std::equal(strides.begin(), strides.end(), contiguous.begin(), contiguous.end())) return dense;
   ImplRef out = Ops<B>::empty_strided(sizes, strides, type, dyn, op);
-  Ops<B>::copy_(*out, *dense);
+  if (!bytes.empty()) ThrowIfError(B::copy_from_host(out->data(), bytes.data(), bytes.size()));
   return out;
 }
 }  // namespace internal
@@ -124,8 +127,8 @@ TensorPtrOn<B> make_tensor_ptr(T value, ScalarType type) {
 
 // ---- owned data from vectors --------------------------------------------------------
 
-// Sizes + data (owned copy). Strides come from `strides`, else `dim_order`, else
-// row-major. `type` defaults to T's dtype; a different one casts (canCast rules).
+// Sizes + data (owned copy, in storage order as ExecuTorch). Strides come from
+// `strides`, else `dim_order`, else row-major, and must be dense (ShapeError). `type` defaults to T's dtype; a different one casts (canCast rules).
 template <class B = Onednn, class T>
   requires kIsScalarCppType<T>
 TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<T> data,

@@ -58,7 +58,9 @@ struct Policy {
     // ---- std::shared_ptr face ----
     TensorImpl* get() const noexcept { return ref_.get(); }
     TensorImpl& operator*() const { return const_cast<TensorImpl&>(checked_impl("operator*")); }
-    TensorImpl* operator->() const { return &operator*(); }
+    TensorImpl* operator->() const {
+      return const_cast<TensorImpl*>(&checked_impl("operator->"));
+    }
     void reset() noexcept { ref_.reset(); }
     void swap(Handle& other) noexcept { std::swap(ref_, other.ref_); }
     // Number of TensorPtrs (and in-flight ops) sharing this tensor; 0 when null.

@@ -47,25 +47,6 @@ bool apply_compare(BinaryOp op, T a, T b) {
 }
 
 // Integers to negative integer powers are an error in ATen; check before computing.
-template <class T>
-absl::Status check_int_pow_exponent(const KernelView& e) {
-  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-    bool negative = false;
-    strided_loop<1>(e.sizes, {static_cast<char*>(e.data)}, {byte_strides(e)},
-                    [&](const std::array<char*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
-                      for (int64_t i = 0; i < n; ++i) {
-                        if (*reinterpret_cast<const T*>(p[0] + i * s[0]) < 0) negative = true;
-                      }
-                    });
-    if (negative) {
-      return MakeStatus(ErrorKind::kInvalidArgument, absl::StatusCode::kInvalidArgument,
-                        "pow: integers to negative integer powers are not allowed; cast to a "
-                        "floating point dtype first");
-    }
-  }
-  return absl::OkStatus();
-}
-
 // std::vector<bool> is packed; accumulate bools as bytes (same representation as bool).
 template <class T>
 using Store = HostElement<T>;
@@ -112,10 +93,6 @@ absl::Status binary_loop(BinaryOp op, const KernelView& out, const KernelView& a
     if (is_comparison(op)) {
       map<bool, T, T>(out, [op](T x, T y) { return apply_compare(op, x, y); }, a, b);
       return;
-    }
-    if (op == BinaryOp::kPow) {
-      st = check_int_pow_exponent<T>(b);
-      if (!st.ok()) return;
     }
     switch (op) {  // hoist the common ops out of the inner loop
       case BinaryOp::kAdd: map<T, T, T>(out, [](T x, T y) { return wrap_add(x, y); }, a, b); break;

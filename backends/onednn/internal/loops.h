@@ -172,9 +172,18 @@ inline T wrap_mul(T a, T b) {
   }
 }
 
-// Integer power by squaring, wrapping; the exponent is non-negative (checked).
+// Integer power by squaring, wrapping. A negative exponent gives ATen's
+// answer for tensor exponents: 1 for base 1, +-1 for base -1, else 0 (a
+// negative *scalar* exponent is rejected by core, as in ATen).
 template <class T>
 inline T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return (exp & 1) ? T(-1) : T(1);
+      return 0;
+    }
+  }
   T result = 1;
   while (exp > 0) {
     if (exp & 1) result = wrap_mul(result, base);

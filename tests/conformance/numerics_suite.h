@@ -1,0 +1,1719 @@
+// Copyright 2026 The custody Authors.
+//
+// tests/conformance/numerics_suite.h — `NumericsTest`: every computing op of
+// the op set v1 (DESIGN §4) checked against libtorch (tests/conformance/oracle.h)
+// on the same inputs, for every dtype the op supports, on every combination.
+//
+// Inputs are deterministic (std::mt19937 with a fixed seed), built with
+// T::from_vector and read back only through to_vector (host_of), so the suite
+// runs unchanged on device backends. Each case runs the op in custody and in
+// torch; they must agree on the result's dtype, sizes and values — or both
+// must reject the inputs (custody throws a custody::Error where torch raises).
+//
+// Tolerances (|ours - torch| <= atol + rtol * |torch|; NaN == NaN, inf == inf):
+//   integers, bool, float16/bfloat16 casts ....... exact
+//   float64 ...................................... rtol 1e-12, atol 1e-12
+//   float32 elementwise (direct loops) ........... rtol 1e-5,  atol 1e-6
+//       (libm vs torch's vectorised SLEEF transcendental ops: a few ulp)
+//   float32 reductions, softmax, small matmul .... rtol 1e-5,  atol 1e-5
+//       (custody accumulates in double, torch in float, in another order)
+//   float32 on the oneDNN primitive path ......... rtol 1e-4,  atol 1e-5
+//       (>= 16384 elements: oneDNN's polynomial eltwise approximations)
+//   float32 large sums and matmul ................ rtol 1e-4,  atol 1e-4
+//       (blocked accumulation of up to 16384 terms)
+// Inputs keep ops well conditioned: positive arguments for log/sqrt/rsqrt,
+// small exponents for pow, nonzero divisors, grid values for comparisons (so
+// ties occur), no integer overflow except where wrapping is the point.
+
+#ifndef CUSTODY_TESTS_CONFORMANCE_NUMERICS_SUITE_H_
+#define CUSTODY_TESTS_CONFORMANCE_NUMERICS_SUITE_H_
+
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+#include "gtest/gtest.h"
+#include "tests/conformance/harness.h"
+#include "tests/conformance/oracle.h"
+
+namespace custody::testing::numerics {
+
+inline constexpr ScalarType Float32 = ScalarType::Float;
+inline constexpr ScalarType Float64 = ScalarType::Double;
+inline constexpr ScalarType Int32 = ScalarType::Int;
+inline constexpr ScalarType Int64 = ScalarType::Long;
+inline constexpr ScalarType UInt8 = ScalarType::Byte;
+inline constexpr ScalarType Bool = ScalarType::Bool;
+inline constexpr ScalarType Float16 = ScalarType::Half;
+inline constexpr ScalarType BFloat16_ = ScalarType::BFloat16;
+
+inline const std::vector<ScalarType>& all_dtypes() {
+  static const std::vector<ScalarType> v{Float32, Float64, Int32, Int64, UInt8, Bool};
+  return v;
+}
+inline const std::vector<ScalarType>& integral_dtypes() {  // including bool
+  static const std::vector<ScalarType> v{Int32, Int64, UInt8, Bool};
+  return v;
+}
+
+// ---- tolerances ---------------------------------------------------------------
+
+enum class Acc {
+  kElementwise,      // float32 direct loops
+  kReduce,           // reductions, softmax, small matmul
+  kPrimitive,        // float32 eltwise/binary/softmax on the oneDNN path
+  kPrimitiveSum,     // large float32 sums and matmul
+};
+
+struct Tol {
+  double rtol;
+  double atol;
+};
+
+inline Tol tolerance(ScalarType dt, Acc acc) {
+  switch (dt) {
+    case ScalarType::Double: return {1e-12, 1e-12};
+    case ScalarType::Float:
+      switch (acc) {
+        case Acc::kElementwise: return {1e-5, 1e-6};
+        case Acc::kReduce: return {1e-5, 1e-5};
+        case Acc::kPrimitive: return {1e-4, 1e-5};
+        case Acc::kPrimitiveSum: return {1e-4, 1e-4};
+      }
+      return {1e-5, 1e-6};
+    default: return {0, 0};  // integers, bool, float16/bfloat16: exact
+  }
+}
+
+// ---- inputs -------------------------------------------------------------------
+
+inline constexpr uint32_t kSeed = 20260417;
+
+// `x` rounded to a value of dtype `dt` (what from_vector will store).
+inline double representable(ScalarType dt, double x) {
+  switch (dt) {
+    case ScalarType::Float: return static_cast<double>(static_cast<float>(x));
+    case ScalarType::Double: return x;
+    case ScalarType::Half: return static_cast<float>(Half(static_cast<float>(x)));
+    case ScalarType::BFloat16: return static_cast<float>(BFloat16(static_cast<float>(x)));
+    case ScalarType::Bool: return x != 0 ? 1.0 : 0.0;
+    default: return std::nearbyint(x);
+  }
+}
+
+// Deterministic pseudo-random HostTensors.
+class Inputs {
+ public:
+  explicit Inputs(uint32_t seed = kSeed) : rng_(seed) {}
+
+  // Values in [lo, hi]: uniform reals for floating dtypes, integers in
+  // [ceil(lo), floor(hi)] for integral ones, a fair coin for bool.
+  HostTensor uniform(ScalarType dt, std::vector<int64_t> sizes, double lo, double hi) {
+    HostTensor h{dt, std::move(sizes), {}};
+    h.values.resize(static_cast<size_t>(h.numel()));
+    for (double& v : h.values) v = draw(dt, lo, hi);
+    return h;
+  }
+  // Like uniform, but never 0 (|x| >= 0.25 for floats; bool: all true).
+  HostTensor nonzero(ScalarType dt, std::vector<int64_t> sizes, double lo, double hi) {
+    HostTensor h{dt, std::move(sizes), {}};
+    h.values.resize(static_cast<size_t>(h.numel()));
+    for (double& v : h.values) {
+      if (dt == ScalarType::Bool) {
+        v = 1;
+        continue;
+      }
+      do {
+        v = draw(dt, lo, hi);
+      } while (std::fabs(v) < (is_floating_point(dt) ? 0.25 : 1.0));
+    }
+    return h;
+  }
+  // Values on a coarse grid (multiples of 0.5 in [-2, 2] for floats, [-3, 3]
+  // for signed, [0, 5] for uint8) so comparisons and arg-reductions see ties.
+  HostTensor grid(ScalarType dt, std::vector<int64_t> sizes) {
+    HostTensor h{dt, std::move(sizes), {}};
+    h.values.resize(static_cast<size_t>(h.numel()));
+    for (double& v : h.values) {
+      if (is_floating_point(dt)) {
+        v = 0.5 * static_cast<double>(std::uniform_int_distribution<int>(-4, 4)(rng_));
+      } else {
+        v = draw(dt, dt == ScalarType::Byte ? 0 : -3, dt == ScalarType::Byte ? 5 : 3);
+      }
+    }
+    return h;
+  }
+  // The default range of dt: floats [-3, 3], signed [-20, 20], uint8 [0, 40].
+  HostTensor random(ScalarType dt, std::vector<int64_t> sizes) {
+    if (is_floating_point(dt)) return uniform(dt, std::move(sizes), -3, 3);
+    if (dt == ScalarType::Byte) return uniform(dt, std::move(sizes), 0, 40);
+    return uniform(dt, std::move(sizes), -20, 20);
+  }
+
+ private:
+  double draw(ScalarType dt, double lo, double hi) {
+    if (dt == ScalarType::Bool) return std::bernoulli_distribution(0.5)(rng_) ? 1.0 : 0.0;
+    if (is_floating_point(dt)) {
+      return representable(dt, std::uniform_real_distribution<double>(lo, hi)(rng_));
+    }
+    return static_cast<double>(std::uniform_int_distribution<int64_t>(
+        static_cast<int64_t>(std::ceil(lo)), static_cast<int64_t>(std::floor(hi)))(rng_));
+  }
+  std::mt19937 rng_;
+};
+
+// A custody tensor holding `h`'s values (contiguous, row-major).
+template <class T>
+T make(const HostTensor& h) {
+  const IntSpan sizes(h.sizes.data(), h.sizes.size());
+  switch (h.dtype) {
+    case ScalarType::Bool: {
+      std::vector<bool> v(h.values.size());
+      for (size_t i = 0; i < v.size(); ++i) v[i] = h.values[i] != 0;
+      return T::from_vector(v, sizes);
+    }
+    case ScalarType::Half: {
+      std::vector<Half> v;
+      for (double x : h.values) v.push_back(Half(static_cast<float>(x)));
+      return T::from_vector(v, sizes);
+    }
+    case ScalarType::BFloat16: {
+      std::vector<BFloat16> v;
+      for (double x : h.values) v.push_back(BFloat16(static_cast<float>(x)));
+      return T::from_vector(v, sizes);
+    }
+    default:
+      return visit_compute_dtype(h.dtype, [&](auto tag) -> T {
+        using E = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<E, bool>) {
+          return T::from_vector(std::vector<bool>{}, sizes);  // not reached
+        } else {
+          std::vector<E> v;
+          v.reserve(h.values.size());
+          for (double x : h.values) v.push_back(static_cast<E>(x));
+          return T::from_vector(v, sizes);
+        }
+      });
+  }
+}
+
+// The logical values of the strided view (sizes, strides, offset) of the
+// contiguous tensor `base`, computed on the host independently of custody's
+// view code (what torch is fed for non-contiguous cases).
+inline HostTensor host_view(const HostTensor& base, std::vector<int64_t> sizes,
+                            std::vector<int64_t> strides, int64_t offset) {
+  HostTensor h{base.dtype, sizes, {}};
+  const int64_t n = h.numel();
+  std::vector<int64_t> idx(sizes.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = offset;
+    for (size_t d = 0; d < sizes.size(); ++d) off += idx[d] * strides[d];
+    h.values.push_back(base.values.at(static_cast<size_t>(off)));
+    for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+      if (++idx[d] < sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return h;
+}
+
+inline std::string describe(const std::string& op, const std::vector<HostTensor>& in,
+                            const OracleArgs& args) {
+  std::ostringstream os;
+  auto scalar = [&] {
+    os << *args.scalar
+       << (args.scalar_is_bool ? " (bool)" : (args.scalar_is_integral ? " (int)" : " (float)"));
+  };
+  os << op << "(";
+  if (args.scalar && args.scalar_first) {
+    scalar();
+    os << ", ";
+  }
+  for (size_t i = 0; i < in.size(); ++i) {
+    os << (i ? ", " : "") << dtype_name(in[i].dtype) << "[";
+    for (size_t d = 0; d < in[i].sizes.size(); ++d) os << (d ? ", " : "") << in[i].sizes[d];
+    os << "]";
+  }
+  if (args.scalar && !args.scalar_first) {
+    os << ", ";
+    scalar();
+  }
+  os << ") dims=[";
+  for (size_t i = 0; i < args.dims.size(); ++i) os << (i ? "," : "") << args.dims[i];
+  os << "] dim=" << args.dim << " keepdim=" << args.keepdim;
+  return os.str();
+}
+
+// Runs `ours()` and the oracle on the same inputs; they must agree on dtype,
+// sizes and values within tolerance(result dtype, acc), or both must reject.
+template <class F>
+::testing::AssertionResult AgreesWithTorch(F&& ours, const std::string& op,
+                                           const std::vector<HostTensor>& in,
+                                           const OracleArgs& args = {},
+                                           Acc acc = Acc::kElementwise) {
+  std::optional<HostTensor> ref;
+  std::string torch_error;
+  try {
+    ref = oracle(op, in, args);
+  } catch (const std::exception& e) {
+    torch_error = e.what();
+  }
+  std::optional<HostTensor> got;
+  std::string our_error;
+  try {
+    got = host_of(ours());
+  } catch (const custody::Error& e) {
+    our_error = e.what();
+  }
+  if (!ref && !got) return ::testing::AssertionSuccess();  // both reject
+  if (!ref) {
+    return ::testing::AssertionFailure() << describe(op, in, args) << ": torch rejects it ("
+                                         << torch_error << ") but custody returned " << *got;
+  }
+  if (!got) {
+    return ::testing::AssertionFailure() << describe(op, in, args) << ": custody threw \""
+                                         << our_error << "\" but torch returned " << *ref;
+  }
+  const Tol tol = tolerance(ref->dtype, acc);
+  ::testing::AssertionResult r = Close(*got, *ref, tol.rtol, tol.atol);
+  if (!r) r << "\n  in " << describe(op, in, args);
+  return r;
+}
+
+// ---- ops by name ---------------------------------------------------------------
+
+inline bool is_comparison_op(const std::string& op) {
+  return op == "eq" || op == "ne" || op == "lt" || op == "le" || op == "gt" || op == "ge";
+}
+
+template <class T>
+T binary(const std::string& op, const T& a, const T& b) {
+  if (op == "add") return a.add(b);
+  if (op == "sub") return a.sub(b);
+  if (op == "mul") return a.mul(b);
+  if (op == "div") return a.div(b);
+  if (op == "maximum") return a.maximum(b);
+  if (op == "minimum") return a.minimum(b);
+  if (op == "pow") return a.pow(b);
+  if (op == "eq") return a.eq(b);
+  if (op == "ne") return a.ne(b);
+  if (op == "lt") return a.lt(b);
+  if (op == "le") return a.le(b);
+  if (op == "gt") return a.gt(b);
+  if (op == "ge") return a.ge(b);
+  throw std::invalid_argument("binary: unknown op " + op);
+}
+
+inline Scalar scalar_of(const OracleArgs& args) {
+  if (args.scalar_is_bool) return Scalar(*args.scalar != 0);
+  if (args.scalar_is_integral) return Scalar(static_cast<int64_t>(*args.scalar));
+  return Scalar(*args.scalar);
+}
+
+template <class T>
+T binary_scalar(const std::string& op, const T& a, const OracleArgs& args) {
+  const Scalar s = scalar_of(args);
+  if (args.scalar_first) {
+    if (op == "sub") return s - a;
+    if (op == "div") return s / a;
+    if (op == "add") return s + a;
+    if (op == "mul") return s * a;
+    throw std::invalid_argument("binary_scalar: no scalar-first form of " + op);
+  }
+  if (op == "add") return a.add(s);
+  if (op == "sub") return a.sub(s);
+  if (op == "mul") return a.mul(s);
+  if (op == "div") return a.div(s);
+  if (op == "maximum") return a.maximum(s);
+  if (op == "minimum") return a.minimum(s);
+  if (op == "pow") return a.pow(s);
+  if (op == "eq") return a.eq(s);
+  if (op == "ne") return a.ne(s);
+  if (op == "lt") return a.lt(s);
+  if (op == "le") return a.le(s);
+  if (op == "gt") return a.gt(s);
+  if (op == "ge") return a.ge(s);
+  throw std::invalid_argument("binary_scalar: unknown op " + op);
+}
+
+template <class T>
+T inplace(const std::string& op, const T& self, const T& other) {
+  if (op == "add_") return self.add_(other);
+  if (op == "sub_") return self.sub_(other);
+  if (op == "mul_") return self.mul_(other);
+  if (op == "div_") return self.div_(other);
+  throw std::invalid_argument("inplace: unknown op " + op);
+}
+
+template <class T>
+T inplace_scalar(const std::string& op, const T& self, const OracleArgs& args) {
+  const Scalar s = scalar_of(args);
+  if (op == "add_") return self.add_(s);
+  if (op == "sub_") return self.sub_(s);
+  if (op == "mul_") return self.mul_(s);
+  if (op == "div_") return self.div_(s);
+  throw std::invalid_argument("inplace_scalar: unknown op " + op);
+}
+
+template <class T>
+T unary(const std::string& op, const T& a) {
+  if (op == "neg") return a.neg();
+  if (op == "abs") return a.abs();
+  if (op == "exp") return a.exp();
+  if (op == "log") return a.log();
+  if (op == "sqrt") return a.sqrt();
+  if (op == "rsqrt") return a.rsqrt();
+  if (op == "tanh") return a.tanh();
+  if (op == "sigmoid") return a.sigmoid();
+  if (op == "relu") return a.relu();
+  if (op == "gelu") return a.gelu();
+  if (op == "silu") return a.silu();
+  if (op == "sin") return a.sin();
+  if (op == "cos") return a.cos();
+  throw std::invalid_argument("unary: unknown op " + op);
+}
+
+inline const std::vector<std::string>& unary_ops() {
+  static const std::vector<std::string> v{"neg",     "abs",  "exp",  "log",  "sqrt", "rsqrt", "tanh",
+                                          "sigmoid", "relu", "gelu", "silu", "sin",  "cos"};
+  return v;
+}
+
+// reduce(op, a, dims, keepdim): dims empty = full reduction (through the
+// no-argument overload unless keepdim, then through the all-dims list).
+template <class T>
+T reduce(const std::string& op, const T& a, const std::vector<int64_t>& dims, bool keepdim) {
+  std::vector<int64_t> d = dims;
+  if (d.empty() && keepdim) {
+    for (int64_t i = 0; i < a.dim(); ++i) d.push_back(i);
+  }
+  if (d.empty()) {
+    if (op == "sum") return a.sum();
+    if (op == "mean") return a.mean();
+    if (op == "max") return a.max();
+    if (op == "min") return a.min();
+  } else {
+    const IntSpan s(d.data(), d.size());
+    if (op == "sum") return a.sum(s, keepdim);
+    if (op == "mean") return a.mean(s, keepdim);
+    if (op == "max") return a.max(s, keepdim);
+    if (op == "min") return a.min(s, keepdim);
+  }
+  if (op == "argmax" || op == "argmin") {
+    std::optional<int64_t> dim;
+    if (!dims.empty()) dim = dims[0];
+    return op == "argmax" ? a.argmax(dim, keepdim) : a.argmin(dim, keepdim);
+  }
+  throw std::invalid_argument("reduce: unknown op " + op);
+}
+
+inline OracleArgs scalar_args(double v, bool integral, bool is_bool = false, bool first = false) {
+  OracleArgs a;
+  a.scalar = v;
+  a.scalar_is_integral = integral;
+  a.scalar_is_bool = is_bool;
+  a.scalar_first = first;
+  return a;
+}
+
+inline OracleArgs reduce_args(std::vector<int64_t> dims, bool keepdim) {
+  OracleArgs a;
+  a.dims = std::move(dims);
+  a.keepdim = keepdim;
+  return a;
+}
+
+inline OracleArgs dim_args(int64_t dim) {
+  OracleArgs a;
+  a.dim = dim;
+  return a;
+}
+
+inline OracleArgs to_args(ScalarType dt) {
+  OracleArgs a;
+  a.dtype = dt;
+  return a;
+}
+
+// ---- checks shared by the per-op / per-dtype tests ----------------------------
+
+// Operand values for `op` on dtype `dt`, kept well conditioned (see banner).
+inline HostTensor operand(Inputs& in, const std::string& op, ScalarType dt,
+                          std::vector<int64_t> sizes, bool rhs) {
+  if (op == "div") return in.nonzero(dt, std::move(sizes), dt == UInt8 ? 1 : -20, 20);
+  if (op == "pow") {
+    if (is_floating_point(dt)) {
+      return rhs ? in.uniform(dt, std::move(sizes), -2, 2) : in.uniform(dt, std::move(sizes), 0.25, 3);
+    }
+    if (rhs) return in.uniform(dt, std::move(sizes), 0, 3);
+    return in.uniform(dt, std::move(sizes), dt == UInt8 ? 0 : -4, 4);
+  }
+  if (is_comparison_op(op) || op == "maximum" || op == "minimum") return in.grid(dt, std::move(sizes));
+  return in.random(dt, std::move(sizes));
+}
+
+// The scalar operands tried with `op` (each with torch's kind: bool, int, float).
+inline std::vector<OracleArgs> scalars_for(const std::string& op) {
+  std::vector<OracleArgs> v;
+  if (op == "pow") {
+    // -1: integral tensors to a negative integral scalar power are an error in torch.
+    v = {scalar_args(2, true), scalar_args(0, true), scalar_args(0.5, false), scalar_args(-1.5, false),
+         scalar_args(1, false, true), scalar_args(-1, true)};
+  } else if (is_comparison_op(op)) {
+    v = {scalar_args(1, true), scalar_args(0.5, false), scalar_args(-1, true), scalar_args(1, false, true)};
+  } else {
+    v = {scalar_args(2, true), scalar_args(-3, true), scalar_args(1.5, false), scalar_args(-0.75, false),
+         scalar_args(1, false, true), scalar_args(0, false, true)};
+    if (op == "div") v.pop_back();  // x / false
+  }
+  if (op == "sub" || op == "div") {
+    v.push_back(scalar_args(3, true, false, true));
+    v.push_back(scalar_args(2.5, false, false, true));
+  }
+  return v;
+}
+
+// op(a, b) for dtype dt: same shapes, broadcasting, 0-dim and empty operands,
+// non-contiguous (transposed, narrowed, expanded) operands, and the
+// tensor-scalar forms with int, float and bool scalars.
+template <class T>
+void CheckBinary(const std::string& op, ScalarType dt) {
+  Inputs in;
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
+      {{3, 4}, {3, 4}}, {{5}, {5}},    {{2, 1, 3}, {4, 1}}, {{4, 1}, {2, 1, 3}}, {{3}, {}},
+      {{}, {3}},        {{}, {}},      {{0, 3}, {3}},       {{0, 3}, {1, 3}},    {{2, 3, 4}, {1, 4}},
+  };
+  for (const auto& [sa, sb] : shapes) {
+    const HostTensor a = operand(in, op, dt, sa, false), b = operand(in, op, dt, sb, true);
+    EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, make<T>(a), make<T>(b)); }, op, {a, b}));
+  }
+  // Non-contiguous: a = transpose of a [4, 3] tensor, b = columns 1..4 of a
+  // [3, 6] tensor, c = a [3, 1] column expanded to [3, 4].
+  const HostTensor base_a = operand(in, op, dt, {4, 3}, false);
+  const HostTensor base_b = operand(in, op, dt, {3, 6}, true);
+  const HostTensor base_c = operand(in, op, dt, {3, 1}, true);
+  const HostTensor va = host_view(base_a, {3, 4}, {1, 3}, 0);
+  const HostTensor vb = host_view(base_b, {3, 4}, {6, 1}, 1);
+  const HostTensor vc = host_view(base_c, {3, 4}, {1, 0}, 0);
+  const T ta = make<T>(base_a), tb = make<T>(base_b), tc = make<T>(base_c);
+  EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, ta.transpose(0, 1), tb.narrow(1, 1, 4)); }, op,
+                              {va, vb}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, tb.narrow(1, 2, 4), tc.expand({3, 4})); }, op,
+                              {host_view(base_b, {3, 4}, {6, 1}, 2), vc}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, tc.expand({3, 4}), tb.narrow(1, 0, 4)); }, op,
+                              {vc, host_view(base_b, {3, 4}, {6, 1}, 0)}));
+  // Tensor-scalar forms.
+  for (const OracleArgs& s : scalars_for(op)) {
+    const bool needs_nonzero = op == "div" && s.scalar_first;
+    for (const std::vector<int64_t>& sh : {std::vector<int64_t>{3, 4}, std::vector<int64_t>{},
+                                           std::vector<int64_t>{0, 2}}) {
+      const HostTensor a = needs_nonzero ? in.nonzero(dt, sh, dt == UInt8 ? 1 : -20, 20)
+                                         : operand(in, op, dt, sh, false);
+      EXPECT_TRUE(AgreesWithTorch([&] { return binary_scalar(op, make<T>(a), s); }, op, {a}, s));
+    }
+    const HostTensor va2 = needs_nonzero ? host_view(base_b, {3, 4}, {6, 1}, 1) : va;
+    EXPECT_TRUE(AgreesWithTorch(
+        [&] { return binary_scalar(op, needs_nonzero ? tb.narrow(1, 1, 4) : ta.t(), s); }, op, {va2}, s));
+  }
+}
+
+template <class T>
+void CheckUnary(const std::string& op, ScalarType dt) {
+  Inputs in;
+  const bool positive = op == "log" || op == "sqrt" || op == "rsqrt";
+  auto gen = [&](std::vector<int64_t> sizes) {
+    if (is_floating_point(dt)) {
+      return positive ? in.uniform(dt, std::move(sizes), 0.1, 5)
+                      : in.uniform(dt, std::move(sizes), op == "exp" ? -5 : -4, op == "exp" ? 5 : 4);
+    }
+    if (positive && dt != Bool) return in.uniform(dt, std::move(sizes), 1, 40);
+    return in.random(dt, std::move(sizes));
+  };
+  for (const std::vector<int64_t>& sh :
+       {std::vector<int64_t>{3, 4}, std::vector<int64_t>{2, 3, 5}, std::vector<int64_t>{},
+        std::vector<int64_t>{0, 3}, std::vector<int64_t>{1}}) {
+    const HostTensor a = gen(sh);
+    EXPECT_TRUE(AgreesWithTorch([&] { return unary(op, make<T>(a)); }, op, {a}));
+  }
+  // Non-contiguous: transposed and narrowed views of a [4, 6] tensor.
+  const HostTensor base = gen({4, 6});
+  const T tb = make<T>(base);
+  EXPECT_TRUE(AgreesWithTorch([&] { return unary(op, tb.t()); }, op,
+                              {host_view(base, {6, 4}, {1, 6}, 0)}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return unary(op, tb.narrow(1, 2, 3)); }, op,
+                              {host_view(base, {4, 3}, {6, 1}, 2)}));
+  // Special values for floating dtypes: 0, -0, the function's edges.
+  if (is_floating_point(dt)) {
+    HostTensor s{dt, {6}, {0.0, -0.0, 1.0, -1.0, 20.0, -20.0}};
+    if (positive) s.values = {1e-3, 1.0, 4.0, 100.0, 1e4, 0.25};
+    EXPECT_TRUE(AgreesWithTorch([&] { return unary(op, make<T>(s)); }, op, {s}));
+  }
+}
+
+template <class T>
+void CheckUnaryIntegral(const std::string& op) {
+  for (ScalarType dt : integral_dtypes()) {
+    SCOPED_TRACE(dtype_name(dt));
+    CheckUnary<T>(op, dt);
+  }
+}
+
+// Reductions over a [2, 3, 4] tensor: full, single dims (negative too), dims
+// lists, keepdim; a non-contiguous (permuted) input; empty and 0-dim inputs.
+template <class T>
+void CheckReduce(const std::string& op, ScalarType dt) {
+  Inputs in;
+  const bool arg = op == "argmax" || op == "argmin";
+  const Acc acc = Acc::kReduce;
+  const HostTensor a = (op == "sum" || op == "mean") ? in.random(dt, {2, 3, 4}) : in.grid(dt, {2, 3, 4});
+  const T ta = make<T>(a);
+  std::vector<std::vector<int64_t>> dim_sets = {{}, {0}, {1}, {2}, {-1}, {-3}};
+  if (!arg) {
+    dim_sets.push_back({0, 2});
+    dim_sets.push_back({-1, -3});
+    dim_sets.push_back({1, 0});
+    dim_sets.push_back({0, 1, 2});
+  }
+  for (const auto& dims : dim_sets) {
+    for (bool keepdim : {false, true}) {
+      const OracleArgs args = reduce_args(dims, keepdim);
+      EXPECT_TRUE(AgreesWithTorch([&] { return reduce(op, ta, dims, keepdim); }, op, {a}, args, acc));
+    }
+  }
+  // Non-contiguous input: permute(2, 0, 1) of the same tensor -> [4, 2, 3].
+  const HostTensor p = host_view(a, {4, 2, 3}, {1, 12, 4}, 0);
+  for (const auto& dims : std::vector<std::vector<int64_t>>{{}, {0}, {2}, {-2}}) {
+    const OracleArgs args = reduce_args(dims, false);
+    EXPECT_TRUE(AgreesWithTorch([&] { return reduce(op, ta.permute({2, 0, 1}), dims, false); }, op, {p},
+                                args, acc));
+  }
+  if (!arg) {
+    const std::vector<int64_t> d{0, 2};
+    const OracleArgs args = reduce_args(d, true);
+    EXPECT_TRUE(AgreesWithTorch([&] { return reduce(op, ta.permute({2, 0, 1}), d, true); }, op, {p},
+                                args, acc));
+  }
+  // 0-dim input: full, dim 0 and dim -1.
+  const HostTensor z = in.random(dt, {});
+  for (const auto& dims : std::vector<std::vector<int64_t>>{{}, {0}, {-1}}) {
+    for (bool keepdim : {false, true}) {
+      const OracleArgs args = reduce_args(dims, keepdim);
+      EXPECT_TRUE(AgreesWithTorch([&] { return reduce(op, make<T>(z), dims, keepdim); }, op, {z}, args,
+                                  acc));
+    }
+  }
+  // Empty [0, 3]: over the empty dim, over the other one, and full.
+  const HostTensor e = in.random(dt, {0, 3});
+  for (const auto& dims : std::vector<std::vector<int64_t>>{{}, {0}, {1}}) {
+    for (bool keepdim : {false, true}) {
+      const OracleArgs args = reduce_args(dims, keepdim);
+      EXPECT_TRUE(AgreesWithTorch([&] { return reduce(op, make<T>(e), dims, keepdim); }, op, {e}, args,
+                                  acc));
+    }
+  }
+}
+
+template <class T>
+void CheckSoftmax(const std::string& op, ScalarType dt) {
+  Inputs in;
+  const HostTensor a = in.uniform(dt, {2, 3, 4}, -5, 5);
+  const T ta = make<T>(a);
+  auto call = [&](const T& x, int64_t dim) { return op == "softmax" ? x.softmax(dim) : x.log_softmax(dim); };
+  for (int64_t dim : {0, 1, 2, -1, -2, -3}) {
+    EXPECT_TRUE(AgreesWithTorch([&] { return call(ta, dim); }, op, {a}, dim_args(dim), Acc::kReduce));
+  }
+  // Non-contiguous: transpose(0, 2) -> [4, 3, 2].
+  const HostTensor t = host_view(a, {4, 3, 2}, {1, 4, 12}, 0);
+  for (int64_t dim : {0, 1, 2}) {
+    EXPECT_TRUE(AgreesWithTorch([&] { return call(ta.transpose(0, 2), dim); }, op, {t}, dim_args(dim),
+                                Acc::kReduce));
+  }
+  // Large magnitudes (the max-shift must keep exp finite), a 1-D vector, 0-dim, empty.
+  const HostTensor big{dt, {2, 3}, {100, 101, 102, -100, -101, -1000}};
+  EXPECT_TRUE(AgreesWithTorch([&] { return call(make<T>(big), 1); }, op, {big}, dim_args(1), Acc::kReduce));
+  const HostTensor v = in.uniform(dt, {7}, -3, 3);
+  EXPECT_TRUE(AgreesWithTorch([&] { return call(make<T>(v), 0); }, op, {v}, dim_args(0), Acc::kReduce));
+  const HostTensor z = in.uniform(dt, {}, -3, 3);
+  EXPECT_TRUE(AgreesWithTorch([&] { return call(make<T>(z), 0); }, op, {z}, dim_args(0), Acc::kReduce));
+  const HostTensor e = in.uniform(dt, {0, 3}, -3, 3);
+  for (int64_t dim : {0, 1}) {
+    EXPECT_TRUE(AgreesWithTorch([&] { return call(make<T>(e), dim); }, op, {e}, dim_args(dim), Acc::kReduce));
+  }
+}
+
+// matmul over every shape class for dtype dt.
+template <class T>
+void CheckMatmul(ScalarType dt) {
+  Inputs in;
+  auto gen = [&](std::vector<int64_t> s) {
+    return is_floating_point(dt) ? in.uniform(dt, std::move(s), -2, 2)
+                                 : in.uniform(dt, std::move(s), dt == UInt8 ? 0 : -5, 5);
+  };
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
+      {{4}, {4}},          {{4}, {4, 3}},       {{3, 4}, {4}},       {{3, 4}, {4, 5}},
+      {{2, 3, 4}, {2, 4, 5}}, {{1, 3, 4}, {2, 4, 5}}, {{2, 3, 4}, {1, 4, 5}}, {{3, 4}, {2, 4, 5}},
+      {{2, 3, 4}, {4, 5}}, {{4}, {2, 4, 5}},    {{2, 3, 4}, {4}},    {{1, 1}, {1, 1}},
+      {{0, 4}, {4, 3}},    {{3, 0}, {0, 5}},    {{2, 3, 0}, {2, 0, 4}},
+  };
+  for (const auto& [sa, sb] : shapes) {
+    const HostTensor a = gen(sa), b = gen(sb);
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(a).matmul(make<T>(b)); }, "matmul", {a, b}, {},
+                                Acc::kReduce));
+  }
+}
+
+}  // namespace custody::testing::numerics
+
+template <class T>
+class NumericsTest : public custody::testing::ConformanceTest<T> {};
+
+#define CUSTODY_NUMERICS_USING           \
+  using namespace custody::testing;      \
+  using namespace custody::testing::numerics
+
+TYPED_TEST_SUITE_P(NumericsTest);
+
+// ---- binary arithmetic and comparisons, one test per op and dtype ------------
+
+#define CUSTODY_NUMERICS_BINARY(Name, op, Dt)                                   \
+  TYPED_TEST_P(NumericsTest, Name##_##Dt) {                                     \
+    custody::testing::numerics::CheckBinary<TypeParam>(op,                       \
+                                                       custody::testing::numerics::Dt); \
+  }
+
+CUSTODY_NUMERICS_BINARY(Add, "add", Float32)
+CUSTODY_NUMERICS_BINARY(Add, "add", Float64)
+CUSTODY_NUMERICS_BINARY(Add, "add", Int32)
+CUSTODY_NUMERICS_BINARY(Add, "add", Int64)
+CUSTODY_NUMERICS_BINARY(Add, "add", UInt8)
+CUSTODY_NUMERICS_BINARY(Add, "add", Bool)
+CUSTODY_NUMERICS_BINARY(Sub, "sub", Float32)
+CUSTODY_NUMERICS_BINARY(Sub, "sub", Float64)
+CUSTODY_NUMERICS_BINARY(Sub, "sub", Int32)
+CUSTODY_NUMERICS_BINARY(Sub, "sub", Int64)
+CUSTODY_NUMERICS_BINARY(Sub, "sub", UInt8)
+CUSTODY_NUMERICS_BINARY(Sub, "sub", Bool)  // bool - bool: both reject; bool - int scalar: int64
+CUSTODY_NUMERICS_BINARY(Mul, "mul", Float32)
+CUSTODY_NUMERICS_BINARY(Mul, "mul", Float64)
+CUSTODY_NUMERICS_BINARY(Mul, "mul", Int32)
+CUSTODY_NUMERICS_BINARY(Mul, "mul", Int64)
+CUSTODY_NUMERICS_BINARY(Mul, "mul", UInt8)
+CUSTODY_NUMERICS_BINARY(Mul, "mul", Bool)
+CUSTODY_NUMERICS_BINARY(Div, "div", Float32)
+CUSTODY_NUMERICS_BINARY(Div, "div", Float64)
+CUSTODY_NUMERICS_BINARY(Div, "div", Int32)
+CUSTODY_NUMERICS_BINARY(Div, "div", Int64)
+CUSTODY_NUMERICS_BINARY(Div, "div", UInt8)
+CUSTODY_NUMERICS_BINARY(Div, "div", Bool)
+CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Float32)
+CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Float64)
+CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Int32)
+CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Int64)
+CUSTODY_NUMERICS_BINARY(Maximum, "maximum", UInt8)
+CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Bool)
+CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Float32)
+CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Float64)
+CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Int32)
+CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Int64)
+CUSTODY_NUMERICS_BINARY(Minimum, "minimum", UInt8)
+CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Bool)
+CUSTODY_NUMERICS_BINARY(Pow, "pow", Float32)
+CUSTODY_NUMERICS_BINARY(Pow, "pow", Float64)
+CUSTODY_NUMERICS_BINARY(Pow, "pow", Int32)
+CUSTODY_NUMERICS_BINARY(Pow, "pow", Int64)
+CUSTODY_NUMERICS_BINARY(Pow, "pow", UInt8)
+CUSTODY_NUMERICS_BINARY(Eq, "eq", Float32)
+CUSTODY_NUMERICS_BINARY(Eq, "eq", Float64)
+CUSTODY_NUMERICS_BINARY(Eq, "eq", Int32)
+CUSTODY_NUMERICS_BINARY(Eq, "eq", Int64)
+CUSTODY_NUMERICS_BINARY(Eq, "eq", UInt8)
+CUSTODY_NUMERICS_BINARY(Eq, "eq", Bool)
+CUSTODY_NUMERICS_BINARY(Ne, "ne", Float32)
+CUSTODY_NUMERICS_BINARY(Ne, "ne", Float64)
+CUSTODY_NUMERICS_BINARY(Ne, "ne", Int32)
+CUSTODY_NUMERICS_BINARY(Ne, "ne", Int64)
+CUSTODY_NUMERICS_BINARY(Ne, "ne", UInt8)
+CUSTODY_NUMERICS_BINARY(Ne, "ne", Bool)
+CUSTODY_NUMERICS_BINARY(Lt, "lt", Float32)
+CUSTODY_NUMERICS_BINARY(Lt, "lt", Float64)
+CUSTODY_NUMERICS_BINARY(Lt, "lt", Int32)
+CUSTODY_NUMERICS_BINARY(Lt, "lt", Int64)
+CUSTODY_NUMERICS_BINARY(Lt, "lt", UInt8)
+CUSTODY_NUMERICS_BINARY(Lt, "lt", Bool)
+CUSTODY_NUMERICS_BINARY(Le, "le", Float32)
+CUSTODY_NUMERICS_BINARY(Le, "le", Float64)
+CUSTODY_NUMERICS_BINARY(Le, "le", Int32)
+CUSTODY_NUMERICS_BINARY(Le, "le", Int64)
+CUSTODY_NUMERICS_BINARY(Le, "le", UInt8)
+CUSTODY_NUMERICS_BINARY(Le, "le", Bool)
+CUSTODY_NUMERICS_BINARY(Gt, "gt", Float32)
+CUSTODY_NUMERICS_BINARY(Gt, "gt", Float64)
+CUSTODY_NUMERICS_BINARY(Gt, "gt", Int32)
+CUSTODY_NUMERICS_BINARY(Gt, "gt", Int64)
+CUSTODY_NUMERICS_BINARY(Gt, "gt", UInt8)
+CUSTODY_NUMERICS_BINARY(Gt, "gt", Bool)
+CUSTODY_NUMERICS_BINARY(Ge, "ge", Float32)
+CUSTODY_NUMERICS_BINARY(Ge, "ge", Float64)
+CUSTODY_NUMERICS_BINARY(Ge, "ge", Int32)
+CUSTODY_NUMERICS_BINARY(Ge, "ge", Int64)
+CUSTODY_NUMERICS_BINARY(Ge, "ge", UInt8)
+CUSTODY_NUMERICS_BINARY(Ge, "ge", Bool)
+#undef CUSTODY_NUMERICS_BINARY
+
+// bool ** bool: whatever torch does, custody must match (result or rejection).
+TYPED_TEST_P(NumericsTest, Pow_BoolAgreesWithTorch) {
+  CUSTODY_NUMERICS_USING;
+  const custody::testing::HostTensor a{Bool, {4}, {0, 1, 0, 1}}, b{Bool, {4}, {0, 0, 1, 1}};
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<TypeParam>(a).pow(make<TypeParam>(b)); }, "pow", {a, b}));
+}
+
+// ---- type promotion -------------------------------------------------------------
+
+// Every pair of dtypes, tensor-tensor, for add, mul, div, maximum and lt.
+TYPED_TEST_P(NumericsTest, MixedDtypePromotionAllPairs) {
+  CUSTODY_NUMERICS_USING;
+  Inputs in;
+  for (const std::string op : {"add", "mul", "div", "maximum", "lt"}) {
+    for (custody::ScalarType da : all_dtypes()) {
+      for (custody::ScalarType db : all_dtypes()) {
+        const auto a = operand(in, op, da, {2, 3}, false), b = operand(in, op, db, {3}, true);
+        EXPECT_TRUE(AgreesWithTorch(
+            [&] { return binary(op, make<TypeParam>(a), make<TypeParam>(b)); }, op, {a, b}));
+      }
+    }
+  }
+}
+
+TYPED_TEST_P(NumericsTest, MixedDtypePromotionExamples) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  const auto i32 = make<T>({Int32, {3}, {1, -2, 3}});
+  const auto f64 = make<T>({Float64, {3}, {0.5, 0.25, -1.5}});
+  const auto r = i32.add(f64);
+  EXPECT_EQ(r.scalar_type(), Float64);
+  EXPECT_TRUE(AgreesWithTorch([&] { return i32.add(f64); }, "add",
+                              {host_of(i32), host_of(f64)}));
+  const auto u8 = make<T>({UInt8, {3}, {1, 200, 3}});
+  EXPECT_EQ(u8.add(i32).scalar_type(), Int32);
+  EXPECT_TRUE(AgreesWithTorch([&] { return u8.sub(i32); }, "sub", {host_of(u8), host_of(i32)}));
+  const auto b = make<T>({Bool, {3}, {1, 0, 1}});
+  EXPECT_EQ(b.add(u8).scalar_type(), UInt8);
+  EXPECT_TRUE(AgreesWithTorch([&] { return b.mul(f64); }, "mul", {host_of(b), host_of(f64)}));
+  const auto f32 = make<T>({Float32, {3}, {0.1, 0.2, 0.3}});
+  EXPECT_EQ(f32.add(make<T>({Int64, {3}, {1, 2, 3}})).scalar_type(), Float32);
+}
+
+// Tensor-scalar promotion: the scalar only matters when it is of a higher
+// category (bool < integral < floating) than the tensor.
+TYPED_TEST_P(NumericsTest, ScalarPromotionAllDtypes) {
+  CUSTODY_NUMERICS_USING;
+  Inputs in;
+  for (const std::string op : {"add", "mul", "sub", "div", "maximum", "minimum", "eq", "gt"}) {
+    for (custody::ScalarType dt : all_dtypes()) {
+      const auto a = operand(in, op, dt, {2, 3}, false);
+      for (const custody::testing::OracleArgs& s :
+           {scalar_args(2, true), scalar_args(2.5, false), scalar_args(1, false, true),
+            scalar_args(300, true), scalar_args(-7, true)}) {
+        EXPECT_TRUE(AgreesWithTorch([&] { return binary_scalar(op, make<TypeParam>(a), s); }, op, {a}, s));
+      }
+    }
+  }
+}
+
+TYPED_TEST_P(NumericsTest, ScalarPromotionExamples) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  const auto i = make<T>({Int32, {3}, {1, 2, 3}});
+  EXPECT_EQ(i.add(2.5).scalar_type(), Float32);           // int tensor + float -> float32
+  EXPECT_EQ(i.add(int64_t{2}).scalar_type(), Int32);      // int32 + int -> int32
+  const auto u = make<T>({UInt8, {3}, {250, 2, 3}});
+  EXPECT_EQ(u.add(10).scalar_type(), UInt8);              // uint8 + int -> uint8 (wraps)
+  EXPECT_EQ(u.add(10).template to_vector<uint8_t>(), (std::vector<uint8_t>{4, 12, 13}));
+  const auto b = make<T>({Bool, {3}, {1, 0, 1}});
+  EXPECT_EQ(b.add(2).scalar_type(), Int64);               // bool + int -> int64
+  EXPECT_EQ(b.add(true).scalar_type(), Bool);             // bool + bool -> bool
+  EXPECT_EQ(b.mul(0.5).scalar_type(), Float32);           // bool * float -> float32
+  const auto d = make<T>({Float64, {3}, {1, 2, 3}});
+  EXPECT_EQ(d.add(2.5f).scalar_type(), Float64);          // float64 + float -> float64
+  EXPECT_EQ(i.div(2).scalar_type(), Float32);             // int / int -> float32
+  const custody::testing::OracleArgs s = scalar_args(2.5, false);
+  EXPECT_TRUE(AgreesWithTorch([&] { return i.add(2.5); }, "add", {host_of(i)}, s));
+  const custody::testing::OracleArgs s10 = scalar_args(10, true);
+  EXPECT_TRUE(AgreesWithTorch([&] { return u.add(10); }, "add", {host_of(u)}, s10));
+  const custody::testing::OracleArgs s2 = scalar_args(2, true);
+  EXPECT_TRUE(AgreesWithTorch([&] { return b.add(2); }, "add", {host_of(b)}, s2));
+}
+
+// A 0-dim tensor operand promotes like a scalar in torch (torch.result_type):
+// int32[3] + float64 0-dim is float64, but float32[3] + float64 0-dim is float32.
+TYPED_TEST_P(NumericsTest, ZeroDimTensorPromotion) {
+  CUSTODY_NUMERICS_USING;
+  Inputs in;
+  for (const std::string op : {"add", "mul", "maximum", "lt"}) {
+    for (custody::ScalarType da : all_dtypes()) {
+      for (custody::ScalarType db : all_dtypes()) {
+        const auto a = operand(in, op, da, {3}, false), b = operand(in, op, db, {}, true);
+        EXPECT_TRUE(AgreesWithTorch(
+            [&] { return binary(op, make<TypeParam>(a), make<TypeParam>(b)); }, op, {a, b}));
+        EXPECT_TRUE(AgreesWithTorch(
+            [&] { return binary(op, make<TypeParam>(b), make<TypeParam>(a)); }, op, {b, a}));
+      }
+    }
+  }
+}
+
+// ---- unary ops: float32, float64 and the integral dtypes (promoted or rejected) ---
+
+#define CUSTODY_NUMERICS_UNARY(Name, op)                                                  \
+  TYPED_TEST_P(NumericsTest, Name##_Float32) {                                            \
+    custody::testing::numerics::CheckUnary<TypeParam>(op, custody::ScalarType::Float);    \
+  }                                                                                       \
+  TYPED_TEST_P(NumericsTest, Name##_Float64) {                                            \
+    custody::testing::numerics::CheckUnary<TypeParam>(op, custody::ScalarType::Double);   \
+  }                                                                                       \
+  TYPED_TEST_P(NumericsTest, Name##_Integral) {                                           \
+    custody::testing::numerics::CheckUnaryIntegral<TypeParam>(op);                        \
+  }
+
+CUSTODY_NUMERICS_UNARY(Neg, "neg")
+CUSTODY_NUMERICS_UNARY(Abs, "abs")
+CUSTODY_NUMERICS_UNARY(Exp, "exp")
+CUSTODY_NUMERICS_UNARY(Log, "log")
+CUSTODY_NUMERICS_UNARY(Sqrt, "sqrt")
+CUSTODY_NUMERICS_UNARY(Rsqrt, "rsqrt")
+CUSTODY_NUMERICS_UNARY(Tanh, "tanh")
+CUSTODY_NUMERICS_UNARY(Sigmoid, "sigmoid")
+CUSTODY_NUMERICS_UNARY(Relu, "relu")
+CUSTODY_NUMERICS_UNARY(Gelu, "gelu")
+CUSTODY_NUMERICS_UNARY(Silu, "silu")
+CUSTODY_NUMERICS_UNARY(Sin, "sin")
+CUSTODY_NUMERICS_UNARY(Cos, "cos")
+#undef CUSTODY_NUMERICS_UNARY
+
+// ---- reductions -------------------------------------------------------------------
+
+#define CUSTODY_NUMERICS_REDUCE(Name, op, Dt)                                                    \
+  TYPED_TEST_P(NumericsTest, Name##_##Dt) {                                                      \
+    custody::testing::numerics::CheckReduce<TypeParam>(op, custody::testing::numerics::Dt);      \
+  }
+
+CUSTODY_NUMERICS_REDUCE(Sum, "sum", Float32)
+CUSTODY_NUMERICS_REDUCE(Sum, "sum", Float64)
+CUSTODY_NUMERICS_REDUCE(Sum, "sum", Int32)
+CUSTODY_NUMERICS_REDUCE(Sum, "sum", Int64)
+CUSTODY_NUMERICS_REDUCE(Sum, "sum", UInt8)
+CUSTODY_NUMERICS_REDUCE(Sum, "sum", Bool)
+CUSTODY_NUMERICS_REDUCE(Mean, "mean", Float32)
+CUSTODY_NUMERICS_REDUCE(Mean, "mean", Float64)
+CUSTODY_NUMERICS_REDUCE(Max, "max", Float32)
+CUSTODY_NUMERICS_REDUCE(Max, "max", Float64)
+CUSTODY_NUMERICS_REDUCE(Max, "max", Int32)
+CUSTODY_NUMERICS_REDUCE(Max, "max", Int64)
+CUSTODY_NUMERICS_REDUCE(Max, "max", UInt8)
+CUSTODY_NUMERICS_REDUCE(Max, "max", Bool)
+CUSTODY_NUMERICS_REDUCE(Min, "min", Float32)
+CUSTODY_NUMERICS_REDUCE(Min, "min", Float64)
+CUSTODY_NUMERICS_REDUCE(Min, "min", Int32)
+CUSTODY_NUMERICS_REDUCE(Min, "min", Int64)
+CUSTODY_NUMERICS_REDUCE(Min, "min", UInt8)
+CUSTODY_NUMERICS_REDUCE(Min, "min", Bool)
+CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", Float32)
+CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", Float64)
+CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", Int32)
+CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", Int64)
+CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", UInt8)
+CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", Float32)
+CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", Float64)
+CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", Int32)
+CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", Int64)
+CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", UInt8)
+#undef CUSTODY_NUMERICS_REDUCE
+
+// mean of integral tensors, argmax/argmin of bool: custody and torch agree
+// (both reject, or both compute the same thing).
+TYPED_TEST_P(NumericsTest, ReduceIntegralEdgeDtypesAgreeWithTorch) {
+  CUSTODY_NUMERICS_USING;
+  Inputs in;
+  for (custody::ScalarType dt : integral_dtypes()) {
+    const auto a = in.random(dt, {2, 3});
+    for (const std::string op : {"mean", "argmax", "argmin"}) {
+      for (const std::vector<int64_t>& dims : {std::vector<int64_t>{}, std::vector<int64_t>{1}}) {
+        EXPECT_TRUE(AgreesWithTorch([&] { return reduce(op, make<TypeParam>(a), dims, false); }, op, {a},
+                                    reduce_args(dims, false)));
+      }
+    }
+  }
+}
+
+// argmax/argmin return the first index among equal extremes.
+TYPED_TEST_P(NumericsTest, ArgmaxArgminTiesTakeFirstIndex) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  for (custody::ScalarType dt : {Float32, Float64, Int32, Int64, UInt8}) {
+    SCOPED_TRACE(custody::dtype_name(dt));
+    const custody::testing::HostTensor a{dt, {2, 4}, {1, 3, 3, 0, 2, 2, 0, 0}};
+    const T t = make<T>(a);
+    EXPECT_EQ(t.argmax().template item<int64_t>(), 1);
+    EXPECT_EQ(t.argmin().template item<int64_t>(), 3);
+    EXPECT_EQ(t.argmax(1).template to_vector<int64_t>(), (std::vector<int64_t>{1, 0}));
+    EXPECT_EQ(t.argmin(1).template to_vector<int64_t>(), (std::vector<int64_t>{3, 2}));
+    EXPECT_EQ(t.argmax(0).template to_vector<int64_t>(), (std::vector<int64_t>{1, 0, 0, 0}));
+    for (const std::string op : {"argmax", "argmin"}) {
+      for (const std::vector<int64_t>& dims :
+           {std::vector<int64_t>{}, std::vector<int64_t>{0}, std::vector<int64_t>{1}}) {
+        EXPECT_TRUE(AgreesWithTorch([&] { return reduce(op, t, dims, false); }, op, {a},
+                                    reduce_args(dims, false)));
+      }
+    }
+    // All equal: index 0 everywhere.
+    const custody::testing::HostTensor c{dt, {3, 2}, {5, 5, 5, 5, 5, 5}};
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(c).argmax(0); }, "argmax", {c}, reduce_args({0}, false)));
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(c).argmin(); }, "argmin", {c}, reduce_args({}, false)));
+  }
+}
+
+// max/min/argmax propagate NaN as torch does.
+TYPED_TEST_P(NumericsTest, ReductionsPropagateNaN) {
+  CUSTODY_NUMERICS_USING;
+  const double nan = std::nan("");
+  for (custody::ScalarType dt : {Float32, Float64}) {
+    const custody::testing::HostTensor a{dt, {2, 3}, {1, nan, 3, -1, 4, 2}};
+    for (const std::string op : {"max", "min", "sum", "mean", "argmax", "argmin"}) {
+      for (const std::vector<int64_t>& dims :
+           {std::vector<int64_t>{}, std::vector<int64_t>{0}, std::vector<int64_t>{1}}) {
+        EXPECT_TRUE(AgreesWithTorch([&] { return reduce(op, make<TypeParam>(a), dims, false); }, op, {a},
+                                    reduce_args(dims, false), Acc::kReduce));
+      }
+    }
+    const custody::testing::HostTensor b{dt, {3}, {nan, 1, 2}};
+    for (const std::string op : {"maximum", "minimum"}) {
+      EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, make<TypeParam>(a), make<TypeParam>(b)); }, op,
+                                  {a, b}));
+    }
+  }
+}
+
+// ---- softmax / log_softmax ---------------------------------------------------------
+
+TYPED_TEST_P(NumericsTest, Softmax_Float32) {
+  custody::testing::numerics::CheckSoftmax<TypeParam>("softmax", custody::ScalarType::Float);
+}
+TYPED_TEST_P(NumericsTest, Softmax_Float64) {
+  custody::testing::numerics::CheckSoftmax<TypeParam>("softmax", custody::ScalarType::Double);
+}
+TYPED_TEST_P(NumericsTest, LogSoftmax_Float32) {
+  custody::testing::numerics::CheckSoftmax<TypeParam>("log_softmax", custody::ScalarType::Float);
+}
+TYPED_TEST_P(NumericsTest, LogSoftmax_Float64) {
+  custody::testing::numerics::CheckSoftmax<TypeParam>("log_softmax", custody::ScalarType::Double);
+}
+TYPED_TEST_P(NumericsTest, SoftmaxIntegralAgreesWithTorch) {
+  CUSTODY_NUMERICS_USING;
+  Inputs in;
+  for (custody::ScalarType dt : integral_dtypes()) {
+    const auto a = in.random(dt, {2, 3});
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<TypeParam>(a).softmax(1); }, "softmax", {a}, dim_args(1)));
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<TypeParam>(a).log_softmax(0); }, "log_softmax", {a},
+                                dim_args(0)));
+  }
+}
+
+// ---- matmul -----------------------------------------------------------------------
+
+TYPED_TEST_P(NumericsTest, Matmul_Float32) {
+  custody::testing::numerics::CheckMatmul<TypeParam>(custody::ScalarType::Float);
+}
+TYPED_TEST_P(NumericsTest, Matmul_Float64) {
+  custody::testing::numerics::CheckMatmul<TypeParam>(custody::ScalarType::Double);
+}
+TYPED_TEST_P(NumericsTest, Matmul_Int32) {
+  custody::testing::numerics::CheckMatmul<TypeParam>(custody::ScalarType::Int);
+}
+TYPED_TEST_P(NumericsTest, Matmul_Int64) {
+  custody::testing::numerics::CheckMatmul<TypeParam>(custody::ScalarType::Long);
+}
+TYPED_TEST_P(NumericsTest, Matmul_UInt8) {
+  custody::testing::numerics::CheckMatmul<TypeParam>(custody::ScalarType::Byte);
+}
+
+// Transposed and otherwise strided operands, 2-D and batched.
+TYPED_TEST_P(NumericsTest, MatmulTransposedOperands) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  for (custody::ScalarType dt : {Float32, Float64, Int64}) {
+    SCOPED_TRACE(custody::dtype_name(dt));
+    const auto a = in.uniform(dt, {4, 3}, -2, 2);   // a.t(): [3, 4]
+    const auto b = in.uniform(dt, {5, 4}, -2, 2);   // b.t(): [4, 5]
+    const auto b2 = in.uniform(dt, {4, 5}, -2, 2);
+    const auto at = host_view(a, {3, 4}, {1, 3}, 0), bt = host_view(b, {4, 5}, {1, 4}, 0);
+    const T ta = make<T>(a), tb = make<T>(b), tb2 = make<T>(b2);
+    EXPECT_TRUE(AgreesWithTorch([&] { return ta.t().matmul(tb.t()); }, "matmul", {at, bt}, {}, Acc::kReduce));
+    EXPECT_TRUE(AgreesWithTorch([&] { return ta.t().matmul(tb2); }, "matmul", {at, b2}, {}, Acc::kReduce));
+    EXPECT_TRUE(AgreesWithTorch([&] { return tb2.t().matmul(ta.t()); }, "matmul",
+                                {host_view(b2, {5, 4}, {1, 5}, 0), at}, {}, Acc::kReduce));
+    // Batched: [2, 4, 3].transpose(1, 2) x [2, 4, 5]; narrowed columns.
+    const auto c = in.uniform(dt, {2, 4, 3}, -2, 2), d = in.uniform(dt, {2, 4, 5}, -2, 2);
+    const T tc = make<T>(c), td = make<T>(d);
+    EXPECT_TRUE(AgreesWithTorch([&] { return tc.transpose(1, 2).matmul(td); }, "matmul",
+                                {host_view(c, {2, 3, 4}, {12, 1, 3}, 0), d}, {}, Acc::kReduce));
+    EXPECT_TRUE(AgreesWithTorch([&] { return tc.transpose(1, 2).matmul(td.narrow(2, 1, 3)); }, "matmul",
+                                {host_view(c, {2, 3, 4}, {12, 1, 3}, 0), host_view(d, {2, 4, 3}, {20, 5, 1}, 1)},
+                                {}, Acc::kReduce));
+    // Batch dim expanded (stride 0) on the left.
+    const auto e = in.uniform(dt, {1, 3, 4}, -2, 2);
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).expand({2, 3, 4}).matmul(td); }, "matmul",
+                                {host_view(e, {2, 3, 4}, {0, 4, 1}, 0), d}, {}, Acc::kReduce));
+  }
+}
+
+TYPED_TEST_P(NumericsTest, MatmulMixedAndBoolDtypesAgreeWithTorch) {
+  CUSTODY_NUMERICS_USING;
+  Inputs in;
+  const auto f = in.uniform(Float32, {2, 3}, -1, 1), d = in.uniform(Float64, {3, 2}, -1, 1);
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<TypeParam>(f).matmul(make<TypeParam>(d)); }, "matmul",
+                              {f, d}));
+  const auto b1 = in.random(Bool, {2, 3}), b2 = in.random(Bool, {3, 2});
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<TypeParam>(b1).matmul(make<TypeParam>(b2)); }, "matmul",
+                              {b1, b2}));
+}
+
+// ---- index_select / embedding -------------------------------------------------------
+
+namespace custody::testing::numerics {
+
+template <class T>
+void CheckIndexSelect(custody::ScalarType index_dtype) {
+  Inputs in;
+  for (custody::ScalarType dt : all_dtypes()) {
+    SCOPED_TRACE(custody::dtype_name(dt));
+    const auto a = in.random(dt, {4, 5, 3});
+    const T ta = make<T>(a);
+    const std::vector<std::pair<int64_t, custody::testing::HostTensor>> cases = {
+        {0, {index_dtype, {3}, {3, 0, 3}}},   {1, {index_dtype, {4}, {4, 1, 1, 0}}},
+        {2, {index_dtype, {2}, {2, 0}}},      {-1, {index_dtype, {1}, {1}}},
+        {-3, {index_dtype, {5}, {0, 1, 2, 3, 0}}}, {1, {index_dtype, {0}, {}}},
+        {0, {index_dtype, {}, {2}}},          // 0-dim index: a dim of size 1
+    };
+    for (const auto& [dim, idx] : cases) {
+      EXPECT_TRUE(AgreesWithTorch([&] { return ta.index_select(dim, make<T>(idx)); }, "index_select",
+                                  {a, idx}, dim_args(dim)));
+    }
+    // Non-contiguous input (transpose(0, 2) -> [3, 5, 4]) and index (every other element).
+    const auto at = host_view(a, {3, 5, 4}, {1, 3, 15}, 0);
+    const custody::testing::HostTensor idx{index_dtype, {6}, {0, 9, 3, 9, 2, 9}};
+    const auto idx_v = host_view(idx, {3}, {2}, 0);
+    EXPECT_TRUE(AgreesWithTorch([&] { return ta.transpose(0, 2).index_select(2, make<T>(idx_v)); },
+                                "index_select", {at, idx_v}, dim_args(2)));
+    const T tidx = make<T>(idx);
+    EXPECT_TRUE(AgreesWithTorch(
+        [&] { return ta.transpose(0, 2).index_select(1, tidx.narrow(0, 0, 6).reshape({3, 2}).select(1, 0)); },
+        "index_select", {at, idx_v}, dim_args(1)));
+  }
+}
+
+}  // namespace custody::testing::numerics
+
+TYPED_TEST_P(NumericsTest, IndexSelect_Int64Index) {
+  custody::testing::numerics::CheckIndexSelect<TypeParam>(custody::ScalarType::Long);
+}
+TYPED_TEST_P(NumericsTest, IndexSelect_Int32Index) {
+  custody::testing::numerics::CheckIndexSelect<TypeParam>(custody::ScalarType::Int);
+}
+
+namespace custody::testing::numerics {
+
+template <class T>
+void CheckEmbedding(custody::ScalarType index_dtype) {
+  Inputs in;
+  for (custody::ScalarType dt : {Float32, Float64, Int64}) {
+    SCOPED_TRACE(custody::dtype_name(dt));
+    const auto w = in.random(dt, {10, 4});
+    const T tw = make<T>(w);
+    for (const custody::testing::HostTensor& idx :
+         {custody::testing::HostTensor{index_dtype, {2, 3}, {1, 9, 0, 9, 4, 4}},
+          custody::testing::HostTensor{index_dtype, {5}, {0, 1, 2, 3, 9}},
+          custody::testing::HostTensor{index_dtype, {}, {7}},
+          custody::testing::HostTensor{index_dtype, {2, 0}, {}},
+          custody::testing::HostTensor{index_dtype, {2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}}}) {
+      EXPECT_TRUE(AgreesWithTorch([&] { return custody::embedding(tw, make<T>(idx)); }, "embedding", {w, idx}));
+    }
+    // A transposed (non-contiguous) weight.
+    const auto w2 = in.random(dt, {4, 10});
+    const custody::testing::HostTensor idx{index_dtype, {3}, {9, 0, 5}};
+    EXPECT_TRUE(AgreesWithTorch([&] { return custody::embedding(make<T>(w2).t(), make<T>(idx)); }, "embedding",
+                                {host_view(w2, {10, 4}, {1, 10}, 0), idx}));
+  }
+}
+
+}  // namespace custody::testing::numerics
+
+TYPED_TEST_P(NumericsTest, Embedding_Int64Indices) { custody::testing::numerics::CheckEmbedding<TypeParam>(custody::ScalarType::Long); }
+TYPED_TEST_P(NumericsTest, Embedding_Int32Indices) { custody::testing::numerics::CheckEmbedding<TypeParam>(custody::ScalarType::Int); }
+
+// ---- cat ----------------------------------------------------------------------------
+
+TYPED_TEST_P(NumericsTest, CatEachDimEveryDtype) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  for (custody::ScalarType dt : all_dtypes()) {
+    SCOPED_TRACE(custody::dtype_name(dt));
+    for (int64_t dim : {0, 1, 2, -1, -2, -3}) {
+      const int64_t d = dim < 0 ? dim + 3 : dim;
+      std::vector<int64_t> s1{2, 3, 4}, s2{2, 3, 4}, s3{2, 3, 4};
+      s2[d] = 1;
+      s3[d] = 3;
+      const auto a = in.random(dt, s1), b = in.random(dt, s2), c = in.random(dt, s3);
+      OracleArgs args = dim_args(dim);
+      EXPECT_TRUE(AgreesWithTorch([&] { return custody::cat(std::vector<T>{make<T>(a), make<T>(b), make<T>(c)}, dim); },
+                                  "cat", {a, b, c}, args));
+    }
+    const auto single = in.random(dt, {3});
+    EXPECT_TRUE(AgreesWithTorch([&] { return custody::cat(std::vector<T>{make<T>(single)}, 0); }, "cat",
+                                {single}, dim_args(0)));
+  }
+}
+
+TYPED_TEST_P(NumericsTest, CatMixedDtypes) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  const std::vector<std::vector<custody::ScalarType>> combos = {
+      {Float32, Int64, Bool}, {Int32, UInt8}, {UInt8, Bool}, {Float64, Float32}, {Bool, Int32, Float64},
+      {Int64, Int32},
+  };
+  for (const auto& dts : combos) {
+    for (int64_t dim : {0, 1}) {
+      std::vector<custody::testing::HostTensor> hs;
+      std::vector<T> ts;
+      for (size_t i = 0; i < dts.size(); ++i) {
+        hs.push_back(in.random(dts[i], dim == 0 ? std::vector<int64_t>{static_cast<int64_t>(i) + 1, 3}
+                                                : std::vector<int64_t>{3, static_cast<int64_t>(i) + 1}));
+        ts.push_back(make<T>(hs.back()));
+      }
+      EXPECT_TRUE(AgreesWithTorch([&] { return custody::cat(ts, dim); }, "cat", hs, dim_args(dim)));
+    }
+  }
+}
+
+TYPED_TEST_P(NumericsTest, CatEmptyAndNonContiguous) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  const auto a = in.random(Float32, {2, 3}), e = in.random(Float32, {0, 3}), legacy = in.random(Float32, {0});
+  const auto b = in.random(Float32, {3, 4});  // b.t() narrowed: [3, 3] -> rows 0..1 of [4,3]^T
+  const T ta = make<T>(a), te = make<T>(e), tl = make<T>(legacy), tb = make<T>(b);
+  EXPECT_TRUE(AgreesWithTorch([&] { return custody::cat(std::vector<T>{ta, te, ta}, 0); }, "cat", {a, e, a},
+                              dim_args(0)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return custody::cat(std::vector<T>{tl, ta, tl}, 1); }, "cat",
+                              {legacy, a, legacy}, dim_args(1)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return custody::cat(std::vector<T>{te, te}, 1); }, "cat", {e, e},
+                              dim_args(1)));
+  const auto bt = host_view(b, {4, 3}, {1, 4}, 0);
+  EXPECT_TRUE(AgreesWithTorch([&] { return custody::cat(std::vector<T>{ta, tb.t()}, 0); }, "cat", {a, bt},
+                              dim_args(0)));
+  const auto bn = host_view(b, {3, 2}, {4, 1}, 1);
+  const auto a3 = in.random(Float32, {3, 3});
+  EXPECT_TRUE(AgreesWithTorch([&] { return custody::cat(std::vector<T>{tb.narrow(1, 1, 2), make<T>(a3)}, 1); },
+                              "cat", {bn, a3}, dim_args(1)));
+}
+
+// ---- where ----------------------------------------------------------------------------
+
+TYPED_TEST_P(NumericsTest, WhereEveryDtypeWithBroadcasting) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  for (custody::ScalarType dt : all_dtypes()) {
+    SCOPED_TRACE(custody::dtype_name(dt));
+    const std::vector<std::vector<std::vector<int64_t>>> shapes = {
+        {{3, 4}, {3, 4}, {3, 4}}, {{3, 1}, {1, 4}, {4}}, {{2, 1, 4}, {3, 1}, {}}, {{}, {2, 3}, {2, 3}},
+        {{0, 3}, {3}, {1}},
+    };
+    for (const auto& s : shapes) {
+      const auto c = in.random(Bool, s[0]), a = in.random(dt, s[1]), b = in.random(dt, s[2]);
+      EXPECT_TRUE(AgreesWithTorch([&] { return custody::where(make<T>(c), make<T>(a), make<T>(b)); }, "where",
+                                  {c, a, b}));
+    }
+  }
+}
+
+TYPED_TEST_P(NumericsTest, WhereMixedDtypesAndNonContiguous) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  for (custody::ScalarType da : all_dtypes()) {
+    for (custody::ScalarType db : {Float32, Int64, Bool}) {
+      const auto c = in.random(Bool, {2, 3}), a = in.random(da, {2, 3}), b = in.random(db, {3});
+      EXPECT_TRUE(AgreesWithTorch([&] { return custody::where(make<T>(c), make<T>(a), make<T>(b)); }, "where",
+                                  {c, a, b}));
+    }
+  }
+  const auto cb = in.random(Bool, {4, 3}), a = in.random(Float64, {3, 5}), b = in.random(Float64, {3, 1});
+  EXPECT_TRUE(AgreesWithTorch(
+      [&] { return custody::where(make<T>(cb).t(), make<T>(a).narrow(1, 1, 4), make<T>(b).expand({3, 4})); },
+      "where",
+      {host_view(cb, {3, 4}, {1, 3}, 0), host_view(a, {3, 4}, {5, 1}, 1), host_view(b, {3, 4}, {1, 0}, 0)}));
+  // 0-dim operands promote like scalars (torch.result_type).
+  for (custody::ScalarType da : all_dtypes()) {
+    for (custody::ScalarType db : all_dtypes()) {
+      const auto c = in.random(Bool, {2, 3}), a = in.random(da, {2, 3}), b = in.random(db, {});
+      EXPECT_TRUE(AgreesWithTorch([&] { return custody::where(make<T>(c), make<T>(a), make<T>(b)); }, "where",
+                                  {c, a, b}));
+      EXPECT_TRUE(AgreesWithTorch([&] { return custody::where(make<T>(c), make<T>(b), make<T>(a)); }, "where",
+                                  {c, b, a}));
+    }
+  }
+  // A non-bool condition: both reject.
+  const auto ci = in.random(Int64, {3});
+  EXPECT_TRUE(AgreesWithTorch([&] { return custody::where(make<T>(ci), make<T>(ci), make<T>(ci)); }, "where",
+                              {ci, ci, ci}));
+}
+
+// ---- in-place ops -----------------------------------------------------------------------
+
+namespace custody::testing::numerics {
+
+// self.op_(other): the result lands in self's memory, the returned handle
+// refers to the same data, and the values match torch's in-place op.
+template <class T>
+void CheckInplace(const std::string& op) {
+  Inputs in;
+  const std::string base = op.substr(0, op.size() - 1);
+  const std::vector<std::pair<ScalarType, ScalarType>> dtype_pairs = {
+      {Float32, Float32}, {Float64, Float64}, {Int32, Int32}, {Int64, Int64}, {UInt8, UInt8},
+      {Float32, Float64}, {Float64, Int32},   {Int64, Int32}, {Int32, Int64}, {Int32, Float32},
+      {UInt8, Bool},      {Bool, Bool},       {Float32, Bool},
+  };
+  for (const auto& [ds, dother] : dtype_pairs) {
+    for (const auto& [ss, so] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+             {{3, 4}, {3, 4}}, {{3, 4}, {4}}, {{2, 3, 4}, {3, 1}}, {{}, {}}, {{3}, {}}, {{0, 2}, {2}}}) {
+      const auto s = operand(in, base, ds, ss, false), o = operand(in, base, dother, so, true);
+      const T ts = make<T>(s), to = make<T>(o);
+      std::optional<T> r;
+      EXPECT_TRUE(AgreesWithTorch(
+          [&]() -> T {
+            r = inplace(op, ts, to);
+            return ts;
+          },
+          op, {s, o}));
+      if (r.has_value()) {
+        EXPECT_TRUE(r->is_same_storage(ts)) << op << ": the returned handle must refer to self's data";
+        EXPECT_EQ(r->storage_offset(), ts.storage_offset());
+        EXPECT_EQ(host_of(*r).values, host_of(ts).values);
+      }
+    }
+    // Scalar forms.
+    for (const OracleArgs& a : {scalar_args(2, true), scalar_args(1.5, false), scalar_args(1, false, true)}) {
+      const auto s = operand(in, base, ds, {2, 3}, false);
+      const T ts = make<T>(s);
+      EXPECT_TRUE(AgreesWithTorch(
+          [&]() -> T {
+            inplace_scalar(op, ts, a);
+            return ts;
+          },
+          op, {s}, a));
+    }
+  }
+}
+
+}  // namespace custody::testing::numerics
+
+TYPED_TEST_P(NumericsTest, InplaceAdd) { custody::testing::numerics::CheckInplace<TypeParam>("add_"); }
+TYPED_TEST_P(NumericsTest, InplaceSub) { custody::testing::numerics::CheckInplace<TypeParam>("sub_"); }
+TYPED_TEST_P(NumericsTest, InplaceMul) { custody::testing::numerics::CheckInplace<TypeParam>("mul_"); }
+TYPED_TEST_P(NumericsTest, InplaceDiv) { custody::testing::numerics::CheckInplace<TypeParam>("div_"); }
+
+// In-place on a view writes through to the base; other elements are untouched.
+TYPED_TEST_P(NumericsTest, InplaceOnNonContiguousView) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  const auto base = in.random(Float32, {4, 5}), other = in.random(Float32, {3, 2});
+  const T tb = make<T>(base);
+  const T view = tb.t().narrow(0, 1, 3).narrow(1, 1, 2);  // [3, 2], strides [1, 5], offset 6
+  const auto vh = host_view(base, {3, 2}, {1, 5}, 6);
+  EXPECT_TRUE(custody::testing::Close(host_of(view), vh, 0, 0));
+  const T r = view.mul_(2).add_(make<T>(other));
+  // expected base: base with the view's elements replaced by 2 * v + other
+  custody::testing::HostTensor expected = base;
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 2; ++j) {
+      const size_t off = static_cast<size_t>(6 + i * 1 + j * 5);
+      expected.values[off] = static_cast<double>(static_cast<float>(
+          static_cast<float>(2 * base.values[off]) + static_cast<float>(other.values[i * 2 + j])));
+    }
+  }
+  const auto tol = tolerance(Float32, Acc::kElementwise);
+  EXPECT_TRUE(custody::testing::Close(host_of(tb), expected, tol.rtol, tol.atol));
+  EXPECT_TRUE(r.is_same_storage(tb));
+  EXPECT_TRUE(custody::testing::Close(host_of(view), host_view(expected, {3, 2}, {1, 5}, 6), tol.rtol, tol.atol));
+  // self aliasing other: a.add_(a) and a square a.add_(a.t()) (custody copies the overlapping operand).
+  const auto sq = in.random(Float64, {3, 3});
+  const T ts = make<T>(sq);
+  ts.add_(ts.t());
+  EXPECT_TRUE(custody::testing::Close(host_of(ts), custody::testing::oracle("add", {sq, host_view(sq, {3, 3}, {1, 3}, 0)}),
+                                      1e-12, 1e-12));
+  const T ts2 = make<T>(sq);
+  ts2.mul_(ts2);
+  EXPECT_TRUE(custody::testing::Close(host_of(ts2), custody::testing::oracle("mul", {sq, sq}), 1e-12, 1e-12));
+}
+
+// ---- conversions -----------------------------------------------------------------------------
+
+// Every pair of the six computational dtypes (incl. float -> int truncation
+// toward zero and anything -> bool), on values every target can hold.
+TYPED_TEST_P(NumericsTest, ToAllDtypePairs) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  for (custody::ScalarType from : all_dtypes()) {
+    for (custody::ScalarType to : all_dtypes()) {
+      const auto a = in.uniform(from, {3, 4}, 0, 100);
+      EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(a).to(to); }, "to", {a}, to_args(to)));
+      const auto z = in.uniform(from, {}, 0, 100);
+      EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(z).to(to); }, "to", {z}, to_args(to)));
+      const auto e = in.uniform(from, {0, 2}, 0, 100);
+      EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).to(to); }, "to", {e}, to_args(to)));
+      EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(a).t().to(to); }, "to",
+                                  {host_view(a, {4, 3}, {1, 4}, 0)}, to_args(to)));
+    }
+  }
+}
+
+TYPED_TEST_P(NumericsTest, ToFloatToIntTruncatesTowardZero) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  for (custody::ScalarType from : {Float32, Float64}) {
+    const custody::testing::HostTensor a{from, {8}, {2.9, -2.9, 0.5, -0.5, 1e6 + 0.75, -7.0, 126.99, -0.0}};
+    for (custody::ScalarType to : {Int32, Int64, Bool}) {
+      EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(a).to(to); }, "to", {a}, to_args(to)));
+    }
+    const custody::testing::HostTensor u{from, {4}, {0.99, 254.9, 3.5, 17.0}};
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(u).to(UInt8); }, "to", {u}, to_args(UInt8)));
+  }
+  const auto t = make<T>({Float32, {3}, {2.9, -2.9, -0.5}}).to(Int64);
+  EXPECT_EQ(t.template to_vector<int64_t>(), (std::vector<int64_t>{2, -2, 0}));
+  // Narrowing integers wraps; float64 -> float32 rounds to nearest.
+  const custody::testing::HostTensor big{Int64, {3}, {4294967296.0 + 5, -2147483649.0, 300}};
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(big).to(Int32); }, "to", {big}, to_args(Int32)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(big).to(UInt8); }, "to", {big}, to_args(UInt8)));
+  const custody::testing::HostTensor d{Float64, {3}, {0.1, 1.0 / 3.0, 16777217.0}};
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(d).to(Float32); }, "to", {d}, to_args(Float32)));
+}
+
+namespace custody::testing::numerics {
+
+// float16 / bfloat16 are storage-only: created by a cast, cast back exactly as torch's .to(kHalf).
+template <class T>
+void CheckHalfLike(custody::ScalarType half) {
+  // Round-to-nearest-even ties, overflow to inf, subnormals, underflow, NaN, signed zero.
+  const std::vector<double> special = {
+      0.0, -0.0, 1.0, -1.0, 1.0 + 1.0 / 2048, 1.0 + 3.0 / 2048, 1.0 + 1.0 / 256, 1.0 + 3.0 / 256,
+      65504.0, 65519.0, 65520.0, 70000.0, -1e6, 6.1e-5, 5.96e-8, 2.98e-8, 1e-9, 3.14159265,
+      1e30, std::nan(""), std::numeric_limits<double>::infinity(), 0.1, -2.5e-6, 3.0e38};
+  Inputs in;
+  for (custody::ScalarType from : {Float32, Float64}) {
+    custody::testing::HostTensor a{from, {static_cast<int64_t>(special.size())}, {}};
+    for (double v : special) a.values.push_back(representable(from, v));
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(a).to(half); }, "to", {a}, to_args(half)));
+    const auto r = in.uniform(from, {4, 5}, -100, 100);
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(r).to(half); }, "to", {r}, to_args(half)));
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(r).t().to(half); }, "to",
+                                {host_view(r, {5, 4}, {1, 5}, 0)}, to_args(half)));
+  }
+  for (custody::ScalarType from : {Int32, Int64, UInt8, Bool}) {
+    const auto a = in.random(from, {6});
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(a).to(half); }, "to", {a}, to_args(half)));
+  }
+  // Round trip: half -> every dtype.
+  const auto h = in.uniform(half, {3, 4}, -50, 50);
+  for (custody::ScalarType to : {Float32, Float64, Int32, Int64, Bool, half}) {
+    EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(h).to(to); }, "to", {h}, to_args(to)));
+  }
+  const auto hp = in.uniform(half, {3}, 0, 200);
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(hp).to(UInt8); }, "to", {hp}, to_args(UInt8)));
+  // float32 -> half -> float32 equals torch's x.to(kHalf).to(kFloat).
+  const auto f = in.uniform(Float32, {16}, -10, 10);
+  const auto via = custody::testing::oracle("to", {custody::testing::oracle("to", {f}, to_args(half))},
+                                            to_args(Float32));
+  EXPECT_TRUE(custody::testing::Close(host_of(make<T>(f).to(half).to(Float32)), via, 0, 0));
+}
+
+}  // namespace custody::testing::numerics
+
+TYPED_TEST_P(NumericsTest, ToFloat16RoundTrip) { custody::testing::numerics::CheckHalfLike<TypeParam>(custody::ScalarType::Half); }
+TYPED_TEST_P(NumericsTest, ToBFloat16RoundTrip) { custody::testing::numerics::CheckHalfLike<TypeParam>(custody::ScalarType::BFloat16); }
+
+// ---- the oneDNN primitive path (large float32 inputs; on other backends these
+// are just large inputs) ---------------------------------------------------------------
+
+namespace custody::testing::numerics {
+inline constexpr int64_t kLargeRows = 128;  // 128 x 160 = 20480 >= 16384 elements
+inline constexpr int64_t kLargeCols = 160;
+}  // namespace custody::testing::numerics
+
+TYPED_TEST_P(NumericsTest, LargeBinaryFloat32) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  const auto a = in.uniform(Float32, {kLargeRows, kLargeCols}, -3, 3);
+  const auto b = in.nonzero(Float32, {kLargeRows, kLargeCols}, -3, 3);
+  const auto row = in.nonzero(Float32, {kLargeCols}, -3, 3);
+  const auto col = in.nonzero(Float32, {kLargeRows, 1}, -3, 3);
+  const auto a3 = in.uniform(Float32, {4, 32, kLargeCols}, -3, 3);
+  const auto m3 = in.nonzero(Float32, {4, 1, kLargeCols}, -3, 3);
+  const T ta = make<T>(a), tb = make<T>(b), trow = make<T>(row), tcol = make<T>(col);
+  for (const std::string op : {"add", "sub", "mul", "div", "maximum", "minimum", "lt"}) {
+    SCOPED_TRACE(op);
+    EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, ta, tb); }, op, {a, b}, {}, Acc::kPrimitive));
+    EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, ta, trow); }, op, {a, row}, {}, Acc::kPrimitive));
+    EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, trow, ta); }, op, {row, a}, {}, Acc::kPrimitive));
+    EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, ta, tcol); }, op, {a, col}, {}, Acc::kPrimitive));
+    EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, tcol, trow); }, op, {col, row}, {}, Acc::kPrimitive));
+    EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, make<T>(a3), make<T>(m3)); }, op, {a3, m3}, {},
+                                Acc::kPrimitive));
+    // Transposed operands of the same logical shape.
+    const auto bt = in.nonzero(Float32, {kLargeCols, kLargeRows}, -3, 3);
+    EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, ta, make<T>(bt).t()); }, op,
+                                {a, host_view(bt, {kLargeRows, kLargeCols}, {1, kLargeRows}, 0)}, {},
+                                Acc::kPrimitive));
+    for (const OracleArgs& s : {scalar_args(2, true), scalar_args(-1.25, false)}) {
+      EXPECT_TRUE(AgreesWithTorch([&] { return binary_scalar(op, ta, s); }, op, {a}, s, Acc::kPrimitive));
+    }
+  }
+  // In place on a large tensor.
+  const T tc = make<T>(a);
+  EXPECT_TRUE(AgreesWithTorch(
+      [&] {
+        tc.add_(trow);
+        return tc;
+      },
+      "add_", {a, row}, {}, Acc::kPrimitive));
+}
+
+TYPED_TEST_P(NumericsTest, LargeEltwiseFloat32) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  const auto a = in.uniform(Float32, {kLargeRows, kLargeCols}, -4, 4);
+  const auto p = in.uniform(Float32, {kLargeRows, kLargeCols}, 0.05, 8);
+  const T ta = make<T>(a), tp = make<T>(p);
+  for (const std::string& op : unary_ops()) {
+    SCOPED_TRACE(op);
+    const bool positive = op == "log" || op == "sqrt" || op == "rsqrt";
+    EXPECT_TRUE(AgreesWithTorch([&] { return unary(op, positive ? tp : ta); }, op, {positive ? p : a}, {},
+                                Acc::kPrimitive));
+    // A transposed view (non-contiguous: the direct loop path).
+    EXPECT_TRUE(AgreesWithTorch([&] { return unary(op, (positive ? tp : ta).t()); }, op,
+                                {host_view(positive ? p : a, {kLargeCols, kLargeRows}, {1, kLargeCols}, 0)}, {},
+                                Acc::kPrimitive));
+  }
+}
+
+TYPED_TEST_P(NumericsTest, LargeReductionsFloat32) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  const auto a = in.uniform(Float32, {16, 64, 32}, 0.5, 1.5);  // 32768 elements
+  const T ta = make<T>(a);
+  for (const std::string op : {"sum", "mean", "max", "min", "argmax", "argmin"}) {
+    const bool arg = op == "argmax" || op == "argmin";
+    std::vector<std::vector<int64_t>> dim_sets = {{}, {0}, {1}, {2}, {-1}};
+    if (!arg) {
+      dim_sets.push_back({0, 2});
+      dim_sets.push_back({1, 2});
+      dim_sets.push_back({0, 1, 2});
+    }
+    for (const auto& dims : dim_sets) {
+      for (bool keepdim : {false, true}) {
+        EXPECT_TRUE(AgreesWithTorch([&] { return reduce(op, ta, dims, keepdim); }, op, {a},
+                                    reduce_args(dims, keepdim), Acc::kPrimitiveSum));
+      }
+    }
+    // Permuted (non-contiguous) input.
+    EXPECT_TRUE(AgreesWithTorch([&] { return reduce(op, ta.permute({2, 0, 1}), {1}, false); }, op,
+                                {host_view(a, {32, 16, 64}, {1, 2048, 32}, 0)}, reduce_args({1}, false),
+                                Acc::kPrimitiveSum));
+  }
+}
+
+TYPED_TEST_P(NumericsTest, LargeSoftmaxFloat32) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  const auto a = in.uniform(Float32, {8, 64, 40}, -6, 6);  // 20480 elements
+  const T ta = make<T>(a);
+  for (const std::string op : {"softmax", "log_softmax"}) {
+    for (int64_t dim : {0, 1, 2, -1}) {
+      EXPECT_TRUE(AgreesWithTorch([&] { return op == "softmax" ? ta.softmax(dim) : ta.log_softmax(dim); }, op,
+                                  {a}, dim_args(dim), Acc::kPrimitive));
+    }
+    EXPECT_TRUE(AgreesWithTorch([&] { return op == "softmax" ? ta.transpose(0, 2).softmax(1)
+                                                             : ta.transpose(0, 2).log_softmax(1); },
+                                op, {host_view(a, {40, 64, 8}, {1, 40, 2560}, 0)}, dim_args(1),
+                                Acc::kPrimitive));
+  }
+}
+
+TYPED_TEST_P(NumericsTest, LargeMatmulFloat32) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  const auto a = in.uniform(Float32, {64, 128}, -1, 1), b = in.uniform(Float32, {128, 96}, -1, 1);
+  const T ta = make<T>(a), tb = make<T>(b);
+  EXPECT_TRUE(AgreesWithTorch([&] { return ta.matmul(tb); }, "matmul", {a, b}, {}, Acc::kPrimitiveSum));
+  // Transposed: a stored as [128, 64], b stored as [96, 128].
+  const auto at = in.uniform(Float32, {128, 64}, -1, 1), bt = in.uniform(Float32, {96, 128}, -1, 1);
+  const T tat = make<T>(at), tbt = make<T>(bt);
+  const auto at_v = host_view(at, {64, 128}, {1, 64}, 0), bt_v = host_view(bt, {128, 96}, {1, 128}, 0);
+  EXPECT_TRUE(AgreesWithTorch([&] { return tat.t().matmul(tb); }, "matmul", {at_v, b}, {}, Acc::kPrimitiveSum));
+  EXPECT_TRUE(AgreesWithTorch([&] { return ta.matmul(tbt.t()); }, "matmul", {a, bt_v}, {}, Acc::kPrimitiveSum));
+  EXPECT_TRUE(AgreesWithTorch([&] { return tat.t().matmul(tbt.t()); }, "matmul", {at_v, bt_v}, {},
+                              Acc::kPrimitiveSum));
+  // Batched and batch-broadcast.
+  const auto c = in.uniform(Float32, {4, 32, 64}, -1, 1), d = in.uniform(Float32, {4, 64, 48}, -1, 1);
+  const T tc = make<T>(c), td = make<T>(d);
+  EXPECT_TRUE(AgreesWithTorch([&] { return tc.matmul(td); }, "matmul", {c, d}, {}, Acc::kPrimitiveSum));
+  const auto w = in.uniform(Float32, {64, 48}, -1, 1);
+  EXPECT_TRUE(AgreesWithTorch([&] { return tc.matmul(make<T>(w)); }, "matmul", {c, w}, {}, Acc::kPrimitiveSum));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(w).t().matmul(tc.transpose(1, 2)); }, "matmul",
+                              {host_view(w, {48, 64}, {1, 48}, 0), host_view(c, {4, 64, 32}, {2048, 1, 64}, 0)},
+                              {}, Acc::kPrimitiveSum));
+  // Float64 of the same size (direct loops).
+  const auto a64 = in.uniform(Float64, {64, 128}, -1, 1), b64 = in.uniform(Float64, {128, 96}, -1, 1);
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(a64).matmul(make<T>(b64)); }, "matmul", {a64, b64}));
+}
+
+// Large strided copies (the reorder path) and casts.
+TYPED_TEST_P(NumericsTest, LargeCopiesAndCasts) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  Inputs in;
+  const auto a = in.uniform(Float32, {kLargeRows, kLargeCols}, -300, 300);
+  const T ta = make<T>(a);
+  const auto at = host_view(a, {kLargeCols, kLargeRows}, {1, kLargeCols}, 0);
+  for (custody::ScalarType to : {Float32, Float64, Int32, Int64, Bool, Float16, BFloat16_}) {
+    SCOPED_TRACE(custody::dtype_name(to));
+    EXPECT_TRUE(AgreesWithTorch([&] { return ta.t().to(to); }, "to", {at}, to_args(to)));
+  }
+  // contiguous() of a transposed view and of a narrowed one.
+  const auto c = host_of(ta.t().contiguous());
+  EXPECT_TRUE(Close(c, at, 0, 0));
+  const auto n = host_of(ta.narrow(1, 3, 150).contiguous());
+  EXPECT_TRUE(Close(n, host_view(a, {kLargeRows, 150}, {kLargeCols, 1}, 3), 0, 0));
+}
+
+// ---- 0-dim and empty tensors through every op family --------------------------------------
+
+TYPED_TEST_P(NumericsTest, ZeroDimTensorsEveryOpFamily) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  const custody::testing::HostTensor x{Float32, {}, {1.5}}, y{Float32, {}, {-0.5}};
+  const custody::testing::HostTensor c{Bool, {}, {1}};
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(x).add(make<T>(y)); }, "add", {x, y}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(x).exp(); }, "exp", {x}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(x).sum(); }, "sum", {x}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(x).max(0, true); }, "max", {x}, reduce_args({0}, true)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(x).argmax(); }, "argmax", {x}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(x).argmin(0); }, "argmin", {x}, reduce_args({0}, false)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(x).softmax(0); }, "softmax", {x}, dim_args(0)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(x).log_softmax(-1); }, "log_softmax", {x}, dim_args(-1)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return custody::where(make<T>(c), make<T>(x), make<T>(y)); }, "where",
+                              {c, x, y}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(x).to(custody::ScalarType::Long); }, "to", {x},
+                              to_args(Int64)));
+  // T::scalar and T::full build 0-dim tensors too.
+  EXPECT_TRUE(AgreesWithTorch([&] { return T::scalar(1.5).mul(T::scalar(int64_t{3})); }, "mul",
+                              {x, {Int64, {}, {3}}}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return T::full({}, 2.0).pow(make<T>(y)); }, "pow",
+                              {{Float32, {}, {2.0}}, y}));
+  EXPECT_EQ(make<T>(x).add(make<T>(y)).dim(), 0);
+}
+
+TYPED_TEST_P(NumericsTest, EmptyTensorsEveryOpFamily) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  const custody::testing::HostTensor e{Float32, {0, 3}, {}}, r{Float32, {3}, {1, 2, 3}};
+  const custody::testing::HostTensor w{Float32, {3, 2}, {1, 2, 3, 4, 5, 6}};
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).add(make<T>(r)); }, "add", {e, r}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).lt(make<T>(r)); }, "lt", {e, r}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).sigmoid(); }, "sigmoid", {e}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).sum(0); }, "sum", {e}, reduce_args({0}, false)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).sum(); }, "sum", {e}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).mean(0); }, "mean", {e}, reduce_args({0}, false)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).max(1); }, "max", {e}, reduce_args({1}, false)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).max(0); }, "max", {e}, reduce_args({0}, false)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).max(); }, "max", {e}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).argmax(); }, "argmax", {e}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).argmax(1); }, "argmax", {e}, reduce_args({1}, false)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).softmax(1); }, "softmax", {e}, dim_args(1)));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).matmul(make<T>(w)); }, "matmul", {e, w}));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e).to(custody::ScalarType::Int); }, "to", {e},
+                              to_args(Int32)));
+}
+
+REGISTER_TYPED_TEST_SUITE_P(
+    NumericsTest,
+    // binary, per op and dtype
+    Add_Float32, Add_Float64, Add_Int32, Add_Int64, Add_UInt8, Add_Bool,
+    Sub_Float32, Sub_Float64, Sub_Int32, Sub_Int64, Sub_UInt8, Sub_Bool,
+    Mul_Float32, Mul_Float64, Mul_Int32, Mul_Int64, Mul_UInt8, Mul_Bool,
+    Div_Float32, Div_Float64, Div_Int32, Div_Int64, Div_UInt8, Div_Bool,
+    Maximum_Float32, Maximum_Float64, Maximum_Int32, Maximum_Int64, Maximum_UInt8, Maximum_Bool,
+    Minimum_Float32, Minimum_Float64, Minimum_Int32, Minimum_Int64, Minimum_UInt8, Minimum_Bool,
+    Pow_Float32, Pow_Float64, Pow_Int32, Pow_Int64, Pow_UInt8, Pow_BoolAgreesWithTorch,
+    Eq_Float32, Eq_Float64, Eq_Int32, Eq_Int64, Eq_UInt8, Eq_Bool,
+    Ne_Float32, Ne_Float64, Ne_Int32, Ne_Int64, Ne_UInt8, Ne_Bool,
+    Lt_Float32, Lt_Float64, Lt_Int32, Lt_Int64, Lt_UInt8, Lt_Bool,
+    Le_Float32, Le_Float64, Le_Int32, Le_Int64, Le_UInt8, Le_Bool,
+    Gt_Float32, Gt_Float64, Gt_Int32, Gt_Int64, Gt_UInt8, Gt_Bool,
+    Ge_Float32, Ge_Float64, Ge_Int32, Ge_Int64, Ge_UInt8, Ge_Bool,
+    // promotion
+    MixedDtypePromotionAllPairs, MixedDtypePromotionExamples, ScalarPromotionAllDtypes,
+    ScalarPromotionExamples, ZeroDimTensorPromotion,
+    // unary
+    Neg_Float32, Neg_Float64, Neg_Integral, Abs_Float32, Abs_Float64, Abs_Integral,
+    Exp_Float32, Exp_Float64, Exp_Integral, Log_Float32, Log_Float64, Log_Integral,
+    Sqrt_Float32, Sqrt_Float64, Sqrt_Integral, Rsqrt_Float32, Rsqrt_Float64, Rsqrt_Integral,
+    Tanh_Float32, Tanh_Float64, Tanh_Integral, Sigmoid_Float32, Sigmoid_Float64, Sigmoid_Integral,
+    Relu_Float32, Relu_Float64, Relu_Integral, Gelu_Float32, Gelu_Float64, Gelu_Integral,
+    Silu_Float32, Silu_Float64, Silu_Integral, Sin_Float32, Sin_Float64, Sin_Integral,
+    Cos_Float32, Cos_Float64, Cos_Integral,
+    // reductions
+    Sum_Float32, Sum_Float64, Sum_Int32, Sum_Int64, Sum_UInt8, Sum_Bool, Mean_Float32, Mean_Float64,
+    Max_Float32, Max_Float64, Max_Int32, Max_Int64, Max_UInt8, Max_Bool,
+    Min_Float32, Min_Float64, Min_Int32, Min_Int64, Min_UInt8, Min_Bool,
+    Argmax_Float32, Argmax_Float64, Argmax_Int32, Argmax_Int64, Argmax_UInt8,
+    Argmin_Float32, Argmin_Float64, Argmin_Int32, Argmin_Int64, Argmin_UInt8,
+    ReduceIntegralEdgeDtypesAgreeWithTorch, ArgmaxArgminTiesTakeFirstIndex, ReductionsPropagateNaN,
+    // softmax
+    Softmax_Float32, Softmax_Float64, LogSoftmax_Float32, LogSoftmax_Float64, SoftmaxIntegralAgreesWithTorch,
+    // matmul
+    Matmul_Float32, Matmul_Float64, Matmul_Int32, Matmul_Int64, Matmul_UInt8, MatmulTransposedOperands,
+    MatmulMixedAndBoolDtypesAgreeWithTorch,
+    // indexing, cat, where
+    IndexSelect_Int64Index, IndexSelect_Int32Index, Embedding_Int64Indices, Embedding_Int32Indices,
+    CatEachDimEveryDtype, CatMixedDtypes, CatEmptyAndNonContiguous, WhereEveryDtypeWithBroadcasting,
+    WhereMixedDtypesAndNonContiguous,
+    // in-place
+    InplaceAdd, InplaceSub, InplaceMul, InplaceDiv, InplaceOnNonContiguousView,
+    // conversions
+    ToAllDtypePairs, ToFloatToIntTruncatesTowardZero, ToFloat16RoundTrip, ToBFloat16RoundTrip,
+    // the oneDNN primitive path
+    LargeBinaryFloat32, LargeEltwiseFloat32, LargeReductionsFloat32, LargeSoftmaxFloat32, LargeMatmulFloat32,
+    LargeCopiesAndCasts,
+    // 0-dim and empty
+    ZeroDimTensorsEveryOpFamily, EmptyTensorsEveryOpFamily);
+
+#endif  // CUSTODY_TESTS_CONFORMANCE_NUMERICS_SUITE_H_

@@ -1,0 +1,312 @@
+// Copyright 2026 The custody Authors.
+//
+// tests/conformance/oracle.cc — the one translation unit that includes ATen:
+// runs ops in libtorch 1.13 for the conformance suite (see oracle.h).
+
+#include "tests/conformance/oracle.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace custody::testing {
+namespace {
+
+at::ScalarType to_aten(ScalarType t) {
+  switch (t) {
+    case ScalarType::Byte: return at::kByte;
+    case ScalarType::Int: return at::kInt;
+    case ScalarType::Long: return at::kLong;
+    case ScalarType::Half: return at::kHalf;
+    case ScalarType::Float: return at::kFloat;
+    case ScalarType::Double: return at::kDouble;
+    case ScalarType::Bool: return at::kBool;
+    case ScalarType::BFloat16: return at::kBFloat16;
+  }
+  throw std::runtime_error("oracle: unknown dtype");
+}
+
+ScalarType from_aten(at::ScalarType t) {
+  switch (t) {
+    case at::kByte: return ScalarType::Byte;
+    case at::kInt: return ScalarType::Int;
+    case at::kLong: return ScalarType::Long;
+    case at::kHalf: return ScalarType::Half;
+    case at::kFloat: return ScalarType::Float;
+    case at::kDouble: return ScalarType::Double;
+    case at::kBool: return ScalarType::Bool;
+    case at::kBFloat16: return ScalarType::BFloat16;
+    default: break;
+  }
+  throw std::runtime_error(std::string("oracle: torch returned unsupported dtype ") +
+                           c10::toString(t));
+}
+
+at::Tensor to_tensor(const HostTensor& h) {
+  if (static_cast<int64_t>(h.values.size()) != h.numel()) {
+    std::ostringstream os;
+    os << "oracle: HostTensor has " << h.values.size() << " values for shape of " << h.numel()
+       << " elements";
+    throw std::runtime_error(os.str());
+  }
+  at::Tensor d = at::empty(h.sizes, at::TensorOptions().dtype(at::kDouble));
+  if (!h.values.empty()) std::memcpy(d.data_ptr<double>(), h.values.data(), h.values.size() * 8);
+  // Values of integral dtypes are exact in double; the conversion to a narrower
+  // float type rounds, but HostTensors made by host_of are already representable.
+  return d.to(to_aten(h.dtype));
+}
+
+HostTensor from_tensor(const at::Tensor& t) {
+  HostTensor h;
+  h.dtype = from_aten(t.scalar_type());
+  h.sizes.assign(t.sizes().begin(), t.sizes().end());
+  at::Tensor d = t.to(at::kDouble).contiguous();
+  h.values.resize(static_cast<size_t>(d.numel()));
+  if (d.numel() > 0) std::memcpy(h.values.data(), d.data_ptr<double>(), h.values.size() * 8);
+  return h;
+}
+
+at::Scalar scalar_of(const OracleArgs& a) {
+  if (!a.scalar) throw std::runtime_error("oracle: op needs args.scalar");
+  if (a.scalar_is_bool) return at::Scalar(*a.scalar != 0.0);
+  if (a.scalar_is_integral) return at::Scalar(static_cast<int64_t>(*a.scalar));
+  return at::Scalar(*a.scalar);
+}
+
+// A 0-dim tensor that type-promotes like a Python number (ATen's wrapped number).
+at::Tensor wrapped(const at::Scalar& s) {
+  at::Tensor t = c10::scalar_to_tensor(s);
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
+using Binary = std::function<at::Tensor(const at::Tensor&, const at::Tensor&)>;
+
+const std::map<std::string, Binary>& binaries() {
+  static const auto* m = new std::map<std::string, Binary>{
+      {"add", [](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); }},
+      {"sub", [](const at::Tensor& a, const at::Tensor& b) { return at::sub(a, b); }},
+      {"mul", [](const at::Tensor& a, const at::Tensor& b) { return at::mul(a, b); }},
+      {"div", [](const at::Tensor& a, const at::Tensor& b) { return at::div(a, b); }},
+      {"maximum", [](const at::Tensor& a, const at::Tensor& b) { return at::maximum(a, b); }},
+      {"minimum", [](const at::Tensor& a, const at::Tensor& b) { return at::minimum(a, b); }},
+      {"pow", [](const at::Tensor& a, const at::Tensor& b) { return at::pow(a, b); }},
+      {"eq", [](const at::Tensor& a, const at::Tensor& b) { return at::eq(a, b); }},
+      {"ne", [](const at::Tensor& a, const at::Tensor& b) { return at::ne(a, b); }},
+      {"lt", [](const at::Tensor& a, const at::Tensor& b) { return at::lt(a, b); }},
+      {"le", [](const at::Tensor& a, const at::Tensor& b) { return at::le(a, b); }},
+      {"gt", [](const at::Tensor& a, const at::Tensor& b) { return at::gt(a, b); }},
+      {"ge", [](const at::Tensor& a, const at::Tensor& b) { return at::ge(a, b); }},
+  };
+  return *m;
+}
+
+using Unary = std::function<at::Tensor(const at::Tensor&)>;
+
+const std::map<std::string, Unary>& unaries() {
+  static const auto* m = new std::map<std::string, Unary>{
+      {"neg", [](const at::Tensor& a) { return at::neg(a); }},
+      {"abs", [](const at::Tensor& a) { return at::abs(a); }},
+      {"exp", [](const at::Tensor& a) { return at::exp(a); }},
+      {"log", [](const at::Tensor& a) { return at::log(a); }},
+      {"sqrt", [](const at::Tensor& a) { return at::sqrt(a); }},
+      {"rsqrt", [](const at::Tensor& a) { return at::rsqrt(a); }},
+      {"tanh", [](const at::Tensor& a) { return at::tanh(a); }},
+      {"sigmoid", [](const at::Tensor& a) { return at::sigmoid(a); }},
+      {"relu", [](const at::Tensor& a) { return at::relu(a); }},
+      {"gelu", [](const at::Tensor& a) { return at::gelu(a); }},  // exact (erf) form
+      {"silu", [](const at::Tensor& a) { return at::silu(a); }},
+      {"sin", [](const at::Tensor& a) { return at::sin(a); }},
+      {"cos", [](const at::Tensor& a) { return at::cos(a); }},
+  };
+  return *m;
+}
+
+void need_inputs(const std::string& op, const std::vector<HostTensor>& in, size_t n) {
+  if (in.size() != n) {
+    std::ostringstream os;
+    os << "oracle(" << op << "): expected " << n << " inputs, got " << in.size();
+    throw std::runtime_error(os.str());
+  }
+}
+
+at::Tensor run(const std::string& op, const std::vector<HostTensor>& inputs, const OracleArgs& args) {
+  std::vector<at::Tensor> in;
+  in.reserve(inputs.size());
+  for (const HostTensor& h : inputs) in.push_back(to_tensor(h));
+
+  if (auto it = binaries().find(op); it != binaries().end()) {
+    if (args.scalar) {
+      need_inputs(op, inputs, 1);
+      if (op == "pow") {  // the Scalar overloads: pow(Tensor, Scalar) checks integer exponents
+        return args.scalar_first ? at::pow(scalar_of(args), in[0]) : at::pow(in[0], scalar_of(args));
+      }
+      const at::Tensor s = wrapped(scalar_of(args));
+      return args.scalar_first ? it->second(s, in[0]) : it->second(in[0], s);
+    }
+    need_inputs(op, inputs, 2);
+    return it->second(in[0], in[1]);
+  }
+  if (op == "add_" || op == "sub_" || op == "mul_" || op == "div_") {
+    at::Tensor self = in[0];
+    at::Tensor other;
+    if (args.scalar) {
+      need_inputs(op, inputs, 1);
+      other = wrapped(scalar_of(args));
+    } else {
+      need_inputs(op, inputs, 2);
+      other = in[1];
+    }
+    if (op == "add_") self.add_(other);
+    if (op == "sub_") self.sub_(other);
+    if (op == "mul_") self.mul_(other);
+    if (op == "div_") self.div_(other);
+    return self;
+  }
+  if (auto it = unaries().find(op); it != unaries().end()) {
+    need_inputs(op, inputs, 1);
+    return it->second(in[0]);
+  }
+  if (op == "sum" || op == "mean" || op == "max" || op == "min") {
+    need_inputs(op, inputs, 1);
+    const at::Tensor& x = in[0];
+    if (args.dims.empty()) {
+      at::Tensor r;
+      if (op == "sum") r = at::sum(x);
+      if (op == "mean") r = at::mean(x);
+      if (op == "max") r = at::max(x);
+      if (op == "min") r = at::min(x);
+      if (args.keepdim) {
+        std::vector<int64_t> ones(static_cast<size_t>(x.dim()), 1);
+        r = r.reshape(ones);
+      }
+      return r;
+    }
+    if (op == "sum") return at::sum(x, args.dims, args.keepdim);
+    if (op == "mean") return at::mean(x, args.dims, args.keepdim);
+    if (args.dims.size() == 1) {  // torch.max(x, dim) returns (values, indices): values only
+      return op == "max" ? std::get<0>(at::max(x, args.dims[0], args.keepdim))
+                         : std::get<0>(at::min(x, args.dims[0], args.keepdim));
+    }
+    return op == "max" ? at::amax(x, args.dims, args.keepdim) : at::amin(x, args.dims, args.keepdim);
+  }
+  if (op == "argmax" || op == "argmin") {
+    need_inputs(op, inputs, 1);
+    c10::optional<int64_t> dim;
+    if (!args.dims.empty()) dim = args.dims[0];
+    return op == "argmax" ? at::argmax(in[0], dim, args.keepdim) : at::argmin(in[0], dim, args.keepdim);
+  }
+  if (op == "softmax") {
+    need_inputs(op, inputs, 1);
+    return at::softmax(in[0], args.dim);
+  }
+  if (op == "log_softmax") {
+    need_inputs(op, inputs, 1);
+    return at::log_softmax(in[0], args.dim);
+  }
+  if (op == "matmul") {
+    need_inputs(op, inputs, 2);
+    return at::matmul(in[0], in[1]);
+  }
+  if (op == "index_select") {
+    need_inputs(op, inputs, 2);
+    return at::index_select(in[0], args.dim, in[1]);
+  }
+  if (op == "embedding") {
+    need_inputs(op, inputs, 2);
+    return at::embedding(in[0], in[1]);
+  }
+  if (op == "cat") {
+    return at::cat(in, args.dim);
+  }
+  if (op == "where") {
+    need_inputs(op, inputs, 3);
+    return at::where(in[0], in[1], in[2]);
+  }
+  if (op == "to") {
+    need_inputs(op, inputs, 1);
+    return in[0].to(to_aten(args.dtype));
+  }
+  throw std::runtime_error("oracle: unknown op '" + op + "'");
+}
+
+std::string shape_string(const std::vector<int64_t>& s) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+  os << "]";
+  return os.str();
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& os, const HostTensor& t) {
+  const std::streamsize precision = os.precision(8);
+  os << dtype_name(t.dtype) << shape_string(t.sizes) << " {";
+  const size_t n = std::min<size_t>(t.values.size(), 16);
+  for (size_t i = 0; i < n; ++i) os << (i ? ", " : "") << t.values[i];
+  if (t.values.size() > n) os << ", ... (" << t.values.size() << " values)";
+  os << "}";
+  os.precision(precision);
+  return os;
+}
+
+HostTensor oracle(const std::string& op, const std::vector<HostTensor>& inputs,
+                  const OracleArgs& args) {
+  try {
+    return from_tensor(run(op, inputs, args));
+  } catch (const c10::Error& e) {
+    throw std::runtime_error("oracle(" + op + "): torch raised: " + e.what_without_backtrace());
+  }
+}
+
+::testing::AssertionResult Close(const HostTensor& ours, const HostTensor& ref, double rtol,
+                                 double atol) {
+  if (ours.dtype != ref.dtype) {
+    return ::testing::AssertionFailure()
+           << "dtype: ours " << dtype_name(ours.dtype) << ", torch " << dtype_name(ref.dtype)
+           << "\n  ours:  " << ours << "\n  torch: " << ref;
+  }
+  if (ours.sizes != ref.sizes) {
+    return ::testing::AssertionFailure()
+           << "sizes: ours " << shape_string(ours.sizes) << ", torch " << shape_string(ref.sizes)
+           << "\n  ours:  " << ours << "\n  torch: " << ref;
+  }
+  if (ours.values.size() != ref.values.size()) {
+    return ::testing::AssertionFailure() << "value count: ours " << ours.values.size()
+                                         << ", torch " << ref.values.size();
+  }
+  int64_t bad = 0;
+  double worst = 0;
+  std::ostringstream first;
+  first.precision(10);
+  for (size_t i = 0; i < ref.values.size(); ++i) {
+    const double a = ours.values[i], b = ref.values[i];
+    bool ok;
+    if (std::isnan(a) || std::isnan(b)) {
+      ok = std::isnan(a) && std::isnan(b);
+    } else if (std::isinf(a) || std::isinf(b)) {
+      ok = a == b;
+    } else {
+      const double err = std::fabs(a - b);
+      ok = err <= atol + rtol * std::fabs(b);
+      if (!ok) worst = std::max(worst, err);
+    }
+    if (!ok) {
+      if (bad < 8) first << "\n  [" << i << "] ours " << a << ", torch " << b;
+      ++bad;
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << bad << " of " << ref.values.size() << " values differ (rtol " << rtol << ", atol "
+         << atol << ", largest finite error " << worst << ") for " << dtype_name(ref.dtype)
+         << shape_string(ref.sizes) << ":" << first.str();
+}
+
+}  // namespace custody::testing
