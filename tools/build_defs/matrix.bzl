@@ -55,3 +55,16 @@ def conformance_matrix(combinations, suites, size = "medium", shard_count = 1):
     for backend, tests in tests_by_backend.items():
         native.test_suite(name = "backend_" + backend, tests = tests)
     native.test_suite(name = "all", tests = names)
+
+def policy_contract_suite(policy):
+    """A policy package's `:contract_suite`: its typed contract_suite.h, run by the matrix."""
+    native.cc_library(
+        name = "contract_suite",
+        testonly = True,
+        hdrs = ["contract_suite.h"],
+        deps = [
+            ":" + policy,
+            "//tests/conformance:suites",
+            "//third_party:gtest",
+        ],
+    )
