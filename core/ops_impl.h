@@ -18,11 +18,31 @@
 #include "absl/strings/str_join.h"
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/reclaim.h"
 #include "core/random.h"
 
 namespace custody::internal {
 
 // ---- factories ---------------------------------------------------------------
+
+// B::allocate, then, if it fails, the registered reclaimers (core/reclaim.h)
+// and one retry. Observers hear of every successful allocation. A final
+// failure counts in num_ooms.
+template <class B>
+absl::StatusOr<void*> allocate_with_retry(size_t nbytes) {
+  absl::StatusOr<void*> p = B::allocate(nbytes);
+  if (!p.ok() && run_reclaimers(B::device(), nbytes)) {
+    p = B::allocate(nbytes);
+    if (p.ok()) B::stats().on_retry();
+  }
+  if (!p.ok()) {
+    B::stats().on_oom();
+    return p;
+  }
+  notify_alloc(B::device(), nbytes);
+  return p;
+}
+
 
 template <class B>
 ImplRef Ops<B>::empty_strided(IntSpan sizes, IntSpan strides, ScalarType dtype,
@@ -38,7 +58,7 @@ ImplRef Ops<B>::empty_strided(IntSpan sizes, IntSpan strides, ScalarType dtype,
     throw ShapeError(absl::StrFormat("%s: shape %s of %s overflows the addressable byte count", op,
                                      shape_str(sizes), dtype_name(dtype)));
   }
-  absl::StatusOr<void*> p = B::allocate(static_cast<size_t>(nbytes));
+  absl::StatusOr<void*> p = allocate_with_retry<B>(static_cast<size_t>(nbytes));
   if (!p.ok()) {
     throw OutOfMemoryError(absl::StrFormat(
         "%s: could not allocate %d bytes for a %s tensor of shape %s on %s: %s", op, nbytes,
@@ -757,7 +777,7 @@ absl::Status Ops<B>::resize(TensorImpl& t, IntSpan sizes) {
   }
   if (*numel > t.capacity()) {  // DYNAMIC_UNBOUND growth: reallocate and keep the old contents.
     const size_t nbytes = static_cast<size_t>(*numel) * t.element_size();
-    absl::StatusOr<void*> p = B::allocate(nbytes);
+    absl::StatusOr<void*> p = allocate_with_retry<B>(nbytes);
     if (!p.ok()) {
       return MakeStatus(ErrorKind::kOutOfMemory, absl::StatusCode::kResourceExhausted,
                         absl::StrFormat("resize: could not allocate %d bytes on %s", nbytes, B::name));

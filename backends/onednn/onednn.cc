@@ -131,12 +131,10 @@ absl::StatusOr<void*> Onednn::allocate(size_t bytes) {
   // Round up to the alignment (aligned_alloc requires it); never hand out null.
   const size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
   if (rounded < bytes) {
-    stats().on_oom();
     return absl::ResourceExhaustedError(absl::StrFormat("%d bytes is not allocatable", bytes));
   }
   void* p = std::aligned_alloc(64, rounded);
   if (p == nullptr) {
-    stats().on_oom();
     return absl::ResourceExhaustedError(
         absl::StrFormat("out of host memory allocating %d bytes (%d in use)", bytes,
                         stats().snapshot().bytes_in_use));

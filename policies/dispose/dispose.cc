@@ -5,12 +5,11 @@
 #include <cstdlib>
 #include <thread>
 
-#include "absl/debugging/stacktrace.h"
-#include "absl/debugging/symbolize.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "core/shape.h"
+#include "core/sites.h"
 
 namespace custody::dispose {
 namespace internal {
@@ -27,30 +26,6 @@ struct Registry {
 Registry& registry() {
   static Registry* r = new Registry;
   return *r;
-}
-
-std::atomic<int> g_track_sites{-1};  // -1: read the environment once
-
-bool track_sites() {
-  int v = g_track_sites.load(std::memory_order_relaxed);
-  if (v < 0) {
-    const char* env = std::getenv("CUSTODY_TRACK_SITES");
-    v = (env != nullptr && env[0] == '1') ? 1 : 0;
-    g_track_sites.store(v, std::memory_order_relaxed);
-  }
-  return v == 1;
-}
-
-std::string capture_site() {
-  void* frames[16];
-  const int n = absl::GetStackTrace(frames, 16, /*skip_count=*/3);
-  std::string out;
-  char name[512];
-  for (int i = 0; i < n; ++i) {
-    const char* sym = absl::Symbolize(frames[i], name, sizeof(name)) ? name : "??";
-    absl::StrAppendFormat(&out, "    #%d %p %s\n", i, frames[i], sym);
-  }
-  return out;
 }
 
 uint64_t this_thread_id() {
@@ -70,7 +45,7 @@ Alias* new_alias(ImplRef ref) {
   a->ref = std::move(ref);
   a->handles = 1;
   a->thread = this_thread_id();
-  if (track_sites()) a->site = capture_site();
+  a->site = sites::capture(/*skip=*/2);
   Registry& r = registry();
   absl::MutexLock lock(&r.mu);
   a->serial = r.serial++;
@@ -154,7 +129,7 @@ int64_t live_aliases() {
   return r.live;
 }
 
-void set_track_sites(bool on) { internal::g_track_sites.store(on ? 1 : 0); }
+void set_track_sites(bool on) { sites::set_tracking(on); }
 
 namespace testing {
 

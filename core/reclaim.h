@@ -1,0 +1,41 @@
+// Copyright 2026 The custody Authors.
+//
+// core/reclaim.h — hooks between allocation and the policies that hold memory
+// back (gc): an observer told of every tensor allocation (the memory-pressure
+// trigger) and reclaimers run when an allocation fails, after which the
+// allocation is retried once (CUDA.jl's `retry_reclaim`).
+//
+// Note [Reclaim hooks]
+// ~~~~~~~~~~~~~~~~~~~~
+// Hooks are process-wide, registered once (typically by a policy's static
+// initialiser or first use) and never removed. They run on the allocating
+// thread, outside every lock of core. A reclaimer returns true if it may have
+// freed memory (then the allocation is retried and, if it succeeds, counted in
+// MemoryStats::num_alloc_retries). With no hooks registered the cost is one
+// relaxed atomic load per allocation.
+
+#ifndef CUSTODY_CORE_RECLAIM_H_
+#define CUSTODY_CORE_RECLAIM_H_
+
+#include <cstddef>
+
+#include "core/storage.h"
+
+namespace custody {
+
+// Called after every successful tensor allocation with the byte count.
+using AllocObserver = void (*)(Device device, size_t bytes);
+// Called when an allocation of `bytes` failed; returns true if it may have freed memory.
+using Reclaimer = bool (*)(Device device, size_t bytes);
+
+void register_alloc_observer(AllocObserver fn);
+void register_reclaimer(Reclaimer fn);
+
+namespace internal {
+void notify_alloc(Device device, size_t bytes);
+bool run_reclaimers(Device device, size_t bytes);
+}  // namespace internal
+
+}  // namespace custody
+
+#endif  // CUSTODY_CORE_RECLAIM_H_
