@@ -22,8 +22,18 @@
 namespace custody {
 using SelectedPolicy = tensor_ptr::Policy;
 }
+#elif defined(CUSTODY_SELECTED_POLICY_DISPOSE)
+#include "policies/dispose/dispose.h"
+namespace custody {
+using SelectedPolicy = dispose::Policy;
+}
+#elif defined(CUSTODY_SELECTED_POLICY_SCOPE)
+#include "policies/scope/scope.h"
+namespace custody {
+using SelectedPolicy = scope::Policy;
+}
 #else
-#error "the selected --//policies:policy is not implemented yet; use --//policies:policy=tensor_ptr"
+#error "the selected --//policies:policy is not implemented yet; use tensor_ptr, dispose or scope"
 #endif
 
 #if defined(CUSTODY_SELECTED_BACKEND_ONEDNN)

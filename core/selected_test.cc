@@ -8,9 +8,22 @@ namespace custody {
 namespace {
 
 TEST(SelectedTensor, IsUsableWithoutNamingPolicyOrBackend) {
+#if defined(CUSTODY_SELECTED_POLICY_SCOPE)
+  // The default policy needs a dispose scope around tensor code.
+  auto scope = scope::new_dispose_scope();
+#endif
   Tensor x = Tensor::ones({2, 2});
   EXPECT_EQ(x.add(x).sum().item<float>(), 8.0f);
   EXPECT_STREQ(SelectedBackend::name, "onednn");
+  custody::release(x);
+}
+
+TEST(SelectedTensor, DefaultPolicyIsScope) {
+#if defined(CUSTODY_SELECTED_POLICY_SCOPE)
+  EXPECT_STREQ(SelectedPolicy::name, "scope");
+#else
+  GTEST_SKIP() << "built with a non-default --//policies:policy";
+#endif
 }
 
 }  // namespace

@@ -1,0 +1,353 @@
+// Copyright 2026 The custody Authors.
+//
+// policies/scope/scope.h — the `scope` ownership policy: TorchSharp's
+// technique 3 (dynamic dispose scopes) with ocaml-torch's rc-scope forms.
+// It is the default policy of custody::Tensor.
+//
+//   using T = custody::BasicTensor<custody::scope::Policy, custody::Onednn>;
+//   namespace scope = custody::scope;
+//
+//   auto d0 = scope::new_dispose_scope();        // `using var d0 = torch.NewDisposeScope()`
+//   T total = T::zeros({});
+//   for (int i = 0; i < n; ++i) {
+//     auto d1 = scope::new_dispose_scope();
+//     T x = T::rand({4});                         // registered in d1
+//     total = total.add(x.log().sum()).move_to_outer_dispose_scope();   // survives d1
+//   }                                             // d1 ends: x, log, sum disposed
+//
+//   T y = scope::with_rc_scope_tensor([&] {      // ocaml-torch: temporaries die,
+//     return T::ones({2}).mul(3);                // the result moves to the outer scope
+//   });
+//
+// Contract (DESIGN §5.4):
+//  * Each thread has a stack of dynamic scopes. A tensor created while a scope
+//    is innermost on the creating thread is registered there; when the scope
+//    ends (its DisposeScope is destroyed or `dispose()`d), everything still
+//    registered in it is disposed. Scopes are dynamic: functions called inside
+//    register their tensors too, unless they open their own scope.
+//  * A handle refers to an *entry* (one reference on the tensor). Copying a
+//    handle copies the reference to the same entry, as a C# reference does;
+//    the handle's destructor does not dispose a scoped tensor.
+//  * `t.dispose()` / `custody::release(t)` disposes early, idempotently
+//    (disposing twice counts once in the statistics).
+//  * `scope.dispose_everything()` disposes what is registered now and keeps
+//    the scope open; `scope.dispose_everything_but(a, b)` keeps only a and b,
+//    which stay registered and still die with the scope.
+//  * `t.move_to_outer_dispose_scope()` re-registers the tensor in the scope
+//    enclosing its own (detaching it when there is none);
+//    `t.move_to_other_dispose_scope(s)` and `s.attach(t)` register it in `s`;
+//    `t.detach_from_dispose_scope()` removes it from scoped management.
+//  * A detached (or unscoped) tensor belongs to its handles: `dispose()` gives
+//    it back, and so does the destruction of its last handle — TorchSharp's
+//    finalizer, made deterministic, so nothing detached can leak.
+//  * Scopes closed out of order are unlinked safely: the stack stays intact.
+//  * Creating a tensor on a thread with no open scope is a LifetimeError by
+//    default (the ocaml-torch rule); `set_allow_unscoped(true)` (or
+//    `AllowUnscoped` for a block) permits it (the TorchSharp rule: counted as
+//    created outside a scope, disposed by hand or by its last handle).
+//  * Handing a tensor to another thread: `detach_from_dispose_scope()` on the
+//    first thread, pass the handle, `scope.attach(t)` on the second.
+//  * Using a disposed tensor is a LifetimeError naming the op and why it was
+//    disposed (scope end, dispose_everything, dispose()).
+//
+// Note [Scope thread affinity]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A scope and its registration list belong to the thread that opened it; no
+// lock guards them. Operations that change a tensor's registration (scope end,
+// dispose_everything*, move*, detach, attach) must run on the thread owning
+// the scopes involved and throw LifetimeError otherwise. Reading a scoped
+// tensor (ops, views, aliases) from other threads while its scope is open is
+// allowed: refcounts are atomic. `dispose()` from another thread releases the
+// tensor and leaves the (now empty) entry registered until its scope ends.
+//
+// Note [Entry lifetime]
+// ~~~~~~~~~~~~~~~~~~~~~
+// An entry carries `anchors` = number of handles + 1 while it is registered in
+// a scope. Whoever drops the last anchor frees the entry (and, if it was never
+// disposed, disposes it first — only possible for a detached entry). The
+// tensor reference itself (`ref`) is released exactly once, by whoever first
+// disposes the entry.
+
+#ifndef CUSTODY_POLICIES_SCOPE_SCOPE_H_
+#define CUSTODY_POLICIES_SCOPE_SCOPE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "core/tensor_impl.h"
+
+namespace custody::scope {
+
+class DisposeScope;
+
+namespace internal {
+
+struct ScopeState;
+struct ThreadState;
+
+// Why an entry's reference was given back (for LifetimeError messages).
+enum class DisposedBy : uint8_t { kNotYet, kScopeEnd, kDisposeEverything, kDispose, kLastHandle };
+
+struct Entry {
+  ImplRef ref;                         // null once disposed
+  std::atomic<int64_t> anchors{1};     // handles + (registered ? 1 : 0)
+  ScopeState* scope = nullptr;         // registration; owned by the scope's thread
+  Entry* prev = nullptr;               // scope list links
+  Entry* next = nullptr;
+  DisposedBy disposed_by = DisposedBy::kNotYet;
+  std::string site;                    // creation site, when tracking is on
+  std::string disposed_site;           // where it was disposed, when tracking is on
+};
+
+Entry* new_entry(ImplRef ref);          // registered in the innermost scope (or throws)
+void add_handle(Entry* e);
+void drop_handle(Entry* e);
+void dispose(Entry* e);
+void move_to_outer(Entry* e);
+void detach(Entry* e);
+void attach(ScopeState* s, Entry* e);
+[[noreturn]] void throw_disposed(const Entry* e, const char* op);
+[[noreturn]] void throw_null(const char* op);
+ScopeState* state_of(const DisposeScope& s);
+
+// Reaches a handle's entry (for DisposeScope and the rc-scope forms).
+struct Access {
+  template <class H>
+  static Entry* entry(const H& h) { return h.entry_; }
+};
+
+}  // namespace internal
+
+struct Policy {
+  static constexpr const char* name = "scope";
+
+  template <class Derived>
+  class Handle {
+   public:
+    Handle() = default;
+    Handle(AdoptTag, ImplRef ref) : entry_(internal::new_entry(std::move(ref))) {}
+    Handle(const Handle& o) : entry_(o.entry_) {
+      if (entry_) internal::add_handle(entry_);
+    }
+    Handle(Handle&& o) noexcept : entry_(std::exchange(o.entry_, nullptr)) {}
+    Handle& operator=(Handle o) noexcept {
+      std::swap(entry_, o.entry_);
+      return *this;
+    }
+    // Does not dispose a scoped tensor (its scope does). The last handle of a
+    // detached tensor disposes it (Note [Entry lifetime]).
+    ~Handle() {
+      if (entry_) internal::drop_handle(entry_);
+    }
+
+    // Gives the reference back now (idempotent); the entry leaves its scope.
+    void dispose() {
+      if (entry_) internal::dispose(entry_);
+    }
+    bool is_disposed() const { return entry_ == nullptr || !entry_->ref; }
+
+    // Re-registers the tensor in the scope enclosing its current one (or
+    // detaches it when there is none). Returns a handle to it, for
+    // `x = (a + b).move_to_outer_dispose_scope();`.
+    Derived move_to_outer_dispose_scope() const {
+      checked_impl("move_to_outer_dispose_scope");
+      internal::move_to_outer(entry_);
+      return self();
+    }
+    // Removes the tensor from scoped management: its handles own it now.
+    Derived detach_from_dispose_scope() const {
+      checked_impl("detach_from_dispose_scope");
+      internal::detach(entry_);
+      return self();
+    }
+    // Registers the tensor in `other` (a scope of this thread).
+    Derived move_to_other_dispose_scope(const DisposeScope& other) const {
+      checked_impl("move_to_other_dispose_scope");
+      internal::attach(internal::state_of(other), entry_);
+      return self();
+    }
+    // True while the tensor is registered in some scope.
+    bool is_in_dispose_scope() const { return entry_ != nullptr && entry_->scope != nullptr; }
+
+    const TensorImpl& checked_impl(const char* op) const {
+      if (!entry_) internal::throw_null(op);
+      if (!entry_->ref) internal::throw_disposed(entry_, op);
+      return *entry_->ref;
+    }
+    void release_reference() { dispose(); }
+
+   private:
+    friend struct internal::Access;
+    Derived self() const { return Derived(static_cast<const Derived&>(*this)); }
+
+    internal::Entry* entry_ = nullptr;
+  };
+};
+
+template <class T>
+concept ScopeHandle = std::is_same_v<typename T::policy_type, Policy>;
+
+// One dynamic scope (TorchSharp's DisposeScope). Movable, not copyable; ends
+// when destroyed or `dispose()`d, disposing what is registered in it.
+class DisposeScope {
+ public:
+  DisposeScope();  // opens a scope on this thread (innermost from now on)
+  DisposeScope(DisposeScope&& o) noexcept : state_(std::exchange(o.state_, nullptr)) {}
+  DisposeScope& operator=(DisposeScope&& o) noexcept;
+  DisposeScope(const DisposeScope&) = delete;
+  DisposeScope& operator=(const DisposeScope&) = delete;
+  ~DisposeScope() { end(internal::DisposedBy::kScopeEnd); }
+
+  // Ends the scope now (idempotent), disposing everything registered in it.
+  void dispose() { end(internal::DisposedBy::kScopeEnd); }
+  bool is_disposed() const { return state_ == nullptr; }
+
+  // Disposes everything registered now; the scope stays open.
+  void dispose_everything();
+  // Disposes everything registered now except `keep...`, which stay registered.
+  template <ScopeHandle... Ts>
+  void dispose_everything_but(const Ts&... keep) {
+    const internal::Entry* entries[] = {internal::Access::entry(keep)..., nullptr};
+    dispose_everything_but_entries(entries, sizeof...(Ts));
+  }
+  template <ScopeHandle T>
+  void dispose_everything_but(const std::vector<T>& keep) {
+    std::vector<const internal::Entry*> entries;
+    entries.reserve(keep.size());
+    for (const T& t : keep) entries.push_back(internal::Access::entry(t));
+    dispose_everything_but_entries(entries.data(), entries.size());
+  }
+
+  // Registers `t` here (TorchSharp's Attach): a detached tensor, or one in
+  // another scope of this thread. Returns a handle to it.
+  template <ScopeHandle T>
+  T attach(const T& t) {
+    t.checked_impl("attach");
+    internal::attach(state_checked("attach"), internal::Access::entry(t));
+    return t;
+  }
+  template <ScopeHandle T>
+  void attach(const std::vector<T>& ts) {
+    for (const T& t : ts) attach(t);
+  }
+
+  // Number of tensors registered here and not yet disposed.
+  int64_t size() const;
+
+ private:
+  friend internal::ScopeState* internal::state_of(const DisposeScope& s);
+  void end(internal::DisposedBy why) noexcept;
+  void dispose_everything_but_entries(const internal::Entry* const* keep, size_t n);
+  internal::ScopeState* state_checked(const char* op) const;
+
+  internal::ScopeState* state_;
+};
+
+// `auto d = new_dispose_scope();` (TorchSharp's torch.NewDisposeScope()).
+inline DisposeScope new_dispose_scope() { return DisposeScope(); }
+
+// Number of scopes open on this thread.
+int64_t depth();
+
+// Unscoped tensors: off by default (creating a tensor with no open scope is a
+// LifetimeError). Process-wide.
+void set_allow_unscoped(bool allow);
+bool allow_unscoped();
+// RAII form of set_allow_unscoped for a block.
+class AllowUnscoped {
+ public:
+  explicit AllowUnscoped(bool allow = true) : old_(allow_unscoped()) { set_allow_unscoped(allow); }
+  ~AllowUnscoped() { set_allow_unscoped(old_); }
+  AllowUnscoped(const AllowUnscoped&) = delete;
+  AllowUnscoped& operator=(const AllowUnscoped&) = delete;
+
+ private:
+  bool old_;
+};
+
+// Per-thread statistics (TorchSharp's DisposeScopeManager.Statistics), exact.
+// A disposal is "in scope" when the tensor was registered in a scope at that
+// moment, "outside" otherwise. Each tensor's disposal counts once.
+struct Statistics {
+  int64_t created_outside_scope = 0;
+  int64_t disposed_outside_scope = 0;
+  int64_t created_in_scope = 0;
+  int64_t disposed_in_scope = 0;
+  int64_t attached_to_scope = 0;
+  int64_t detached_from_scope = 0;
+  // Tensors created minus tensors disposed, on this thread.
+  int64_t live() const {
+    return created_outside_scope + created_in_scope - disposed_outside_scope - disposed_in_scope;
+  }
+  void reset() { *this = Statistics(); }
+  std::string to_string() const;
+};
+// This thread's statistics (a reference: reset() it to start counting afresh).
+Statistics& thread_statistics();
+
+// ---- ocaml-torch forms ------------------------------------------------------
+
+// Runs `fn` inside a fresh scope and returns its result, which must not be a
+// tensor (tensors cannot escape: use with_rc_scope_tensor(s)). Everything
+// created inside is disposed when `fn` returns or throws.
+template <class Fn>
+auto with_rc_scope(Fn&& fn) -> std::invoke_result_t<Fn&> {
+  using R = std::invoke_result_t<Fn&>;
+  static_assert(!ScopeHandle<std::remove_cvref_t<R>>,
+                "with_rc_scope: the callback returns a tensor, which would be disposed with the "
+                "scope; use with_rc_scope_tensor (or with_rc_scope_tensors for a vector)");
+  DisposeScope s;
+  return fn();
+}
+
+namespace internal {
+// Moves `e` from the just-ending scope `inner` to the scope enclosing it. With
+// no enclosing scope, detaches it if unscoped tensors are allowed, otherwise
+// throws (the inner scope then disposes it).
+void hand_out(ScopeState* inner, Entry* e, const char* op);
+}  // namespace internal
+
+// Runs `fn` in a fresh scope; its result (a tensor) moves to the enclosing
+// scope and everything else created inside is disposed. The result holds one
+// reference (testing::refcount == 1 unless other tensors share it).
+template <class Fn>
+  requires ScopeHandle<std::remove_cvref_t<std::invoke_result_t<Fn&>>>
+auto with_rc_scope_tensor(Fn&& fn) -> std::remove_cvref_t<std::invoke_result_t<Fn&>> {
+  using T = std::remove_cvref_t<std::invoke_result_t<Fn&>>;
+  DisposeScope s;
+  T out = fn();
+  out.checked_impl("with_rc_scope_tensor");
+  internal::hand_out(internal::state_of(s), internal::Access::entry(out), "with_rc_scope_tensor");
+  return out;
+}
+
+// As with_rc_scope_tensor, for a vector of tensors.
+template <class Fn>
+auto with_rc_scope_tensors(Fn&& fn) -> std::remove_cvref_t<std::invoke_result_t<Fn&>> {
+  using V = std::remove_cvref_t<std::invoke_result_t<Fn&>>;
+  static_assert(ScopeHandle<typename V::value_type>,
+                "with_rc_scope_tensors: the callback must return a std::vector of scope tensors");
+  DisposeScope s;
+  V out = fn();
+  for (const auto& t : out) t.checked_impl("with_rc_scope_tensors");
+  for (const auto& t : out) internal::hand_out(internal::state_of(s), internal::Access::entry(t), "with_rc_scope_tensors");
+  return out;
+}
+
+namespace testing {
+// The number of references on `t`'s TensorImpl (ocaml-torch's get_refcount).
+template <ScopeHandle T>
+int64_t refcount(const T& t) {
+  return t.checked_impl("refcount").use_count();
+}
+}  // namespace testing
+
+}  // namespace custody::scope
+
+#endif  // CUSTODY_POLICIES_SCOPE_SCOPE_H_
