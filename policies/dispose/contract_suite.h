@@ -9,8 +9,10 @@
 #define CUSTODY_POLICIES_DISPOSE_CONTRACT_SUITE_H_
 
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "core/sites.h"
 #include "policies/dispose/dispose.h"
 #include "tests/conformance/harness.h"
 
@@ -145,6 +147,241 @@ TYPED_TEST_P(DisposeContractTest, UseAfterDisposeNamesTheOpAndAlias) {
   }
 }
 
+TYPED_TEST_P(DisposeContractTest, ReleaseIsDisposeAndIdempotent) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  T a = T::ones({16});
+  custody::release(a);
+  custody::release(a);
+  EXPECT_TRUE(a.is_disposed());
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, before.bytes_in_use);
+}
+
+TYPED_TEST_P(DisposeContractTest, DisposeReturnsTheBytesExactly) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  T a = T::empty({1000}, ScalarType::Double);
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, before.bytes_in_use + 8000);
+  a.dispose();
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(TestFixture::stats().live_storages, before.live_storages);
+}
+
+TYPED_TEST_P(DisposeContractTest, AViewIsItsOwnAliasAndKeepsTheStorage) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  T base = T::arange(0, 6, 1, ScalarType::Float);
+  T view = base.narrow(0, 2, 3);
+  base.dispose();
+  EXPECT_FALSE(view.is_disposed());
+  EXPECT_EQ(values_of(view), std::vector<double>({2, 3, 4}));
+  EXPECT_EQ(TestFixture::stats().live_storages, before.live_storages + 1);
+  view.dispose();
+  EXPECT_EQ(TestFixture::stats().live_storages, before.live_storages);
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, before.bytes_in_use);
+}
+
+TYPED_TEST_P(DisposeContractTest, DisposingAnInPlaceResultLeavesTheInput) {
+  using T = TypeParam;
+  T a = T::zeros({3});
+  T r = a.fill_(5);
+  r.dispose();
+  EXPECT_FALSE(a.is_disposed());
+  EXPECT_EQ(values_of(a), std::vector<double>({5, 5, 5}));
+  a.dispose();
+}
+
+TYPED_TEST_P(DisposeContractTest, OverwritingAHandleLosesTheOldAliasAsInCSharp) {
+  using T = TypeParam;
+  const size_t leaks0 = dispose::leak_report().size();
+  T x = T::ones({4});
+  x = x.add(1);  // `x = x + 1` in C#: the first tensor is now unreachable and undisposed
+  EXPECT_EQ(dispose::leak_report().size(), leaks0 + 1) << dispose::leak_report_string();
+  EXPECT_EQ(dispose::leak_report().back().sizes, std::vector<int64_t>({4}));
+  x.dispose();
+}
+
+TYPED_TEST_P(DisposeContractTest, ChainedTemporariesEachNeedADispose) {
+  // Technique 2's pitfall: every intermediate of a chain is an alias to dispose.
+  using T = TypeParam;
+  const int64_t live = dispose::live_aliases();
+  const size_t leaks0 = dispose::leak_report().size();
+  T a = T::ones({4});
+  T r = a.mul(2).add(1).exp().sum();
+  EXPECT_EQ(dispose::live_aliases(), live + 5);
+  EXPECT_EQ(dispose::leak_report().size(), leaks0 + 3) << "mul, add and exp are unreachable";
+  a.dispose();
+  r.dispose();
+  EXPECT_EQ(dispose::live_aliases(), live + 3);
+}
+
+TYPED_TEST_P(DisposeContractTest, ReachableUndisposedAliasesAreNotLeaks) {
+  using T = TypeParam;
+  const size_t leaks0 = dispose::leak_report().size();
+  std::vector<T> kept;
+  for (int i = 0; i < 5; ++i) kept.push_back(T::ones({2}));
+  EXPECT_EQ(dispose::leak_report().size(), leaks0);
+  for (T& t : kept) t.dispose();
+  EXPECT_EQ(dispose::leak_report().size(), leaks0);
+}
+
+TYPED_TEST_P(DisposeContractTest, DisposedUnreachableAliasesAreNotLeaks) {
+  using T = TypeParam;
+  const size_t leaks0 = dispose::leak_report().size();
+  {
+    T a = T::ones({2});
+    a.dispose();
+  }
+  EXPECT_EQ(dispose::leak_report().size(), leaks0);
+}
+
+TYPED_TEST_P(DisposeContractTest, LeakReportStringHintsAtSiteTrackingWhenOff) {
+  using T = TypeParam;
+  sites::ScopedTracking off(false);
+  { T lost = T::zeros({7}, ScalarType::Long); }
+  const std::string s = dispose::leak_report_string();
+  EXPECT_NE(s.find("int64 [7]"), std::string::npos) << s;
+  EXPECT_NE(s.find("CUSTODY_TRACK_SITES=1"), std::string::npos) << s;
+}
+
+TYPED_TEST_P(DisposeContractTest, UseAfterDisposeShowsTheCreationSiteWhenTracking) {
+  using T = TypeParam;
+  sites::ScopedTracking on(true);
+  T a = T::zeros({2});
+  a.dispose();
+  try {
+    (void)a.sum();
+    FAIL() << "no throw";
+  } catch (const LifetimeError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("created at"), std::string::npos) << m;
+    EXPECT_NE(m.find("DisposeContractTest"), std::string::npos) << "the test's frame: " << m;
+  }
+}
+
+TYPED_TEST_P(DisposeContractTest, EveryAccessorOfADisposedAliasThrows) {
+  using T = TypeParam;
+  T a = T::ones({2, 2});
+  a.dispose();
+  EXPECT_THROW((void)a.sizes(), LifetimeError);
+  EXPECT_THROW((void)a.template item<float>(), LifetimeError);
+  EXPECT_THROW((void)a.template to_vector<float>(), LifetimeError);
+  EXPECT_THROW((void)a.alias(), LifetimeError);
+  EXPECT_THROW((void)a.reshape({4}), LifetimeError);
+  T b = T::ones({2, 2});
+  EXPECT_THROW((void)b.add(a), LifetimeError) << "a disposed operand is refused too";
+  b.dispose();
+}
+
+TYPED_TEST_P(DisposeContractTest, MovedFromHandleIsUnusableAndTheTargetOwnsTheAlias) {
+  using T = TypeParam;
+  T a = T::ones({2});
+  T b = std::move(a);
+  EXPECT_THROW((void)a.dim(), LifetimeError);  // NOLINT(bugprone-use-after-move)
+  EXPECT_FALSE(b.is_disposed());
+  b.dispose();
+}
+
+TYPED_TEST_P(DisposeContractTest, DisposingGuardOnACopyDisposesTheSharedAlias) {
+  using T = TypeParam;
+  T a = T::ones({2});
+  {
+    auto guard = dispose::disposing(a);  // same alias as `a`
+  }
+  EXPECT_TRUE(a.is_disposed()) << "a copied handle is the same C# reference";
+}
+
+TYPED_TEST_P(DisposeContractTest, DisposingGuardsNestAndEachDisposesItsOwn) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  {
+    auto outer = dispose::disposing(T::ones({4}));
+    {
+      auto inner = dispose::disposing(outer.mul(2));
+      EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors + 2);
+    }
+    EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors + 1);
+    EXPECT_FALSE(outer.is_disposed());
+  }
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
+}
+
+TYPED_TEST_P(DisposeContractTest, AFailingOpCreatesNoAlias) {
+  using T = TypeParam;
+  T a = T::ones({2, 3});
+  const int64_t live = dispose::live_aliases();
+  const StatsSnapshot before = TestFixture::stats();
+  EXPECT_THROW((void)a.matmul(a), ShapeError);
+  EXPECT_THROW((void)a.view({7}), ShapeError);
+  EXPECT_EQ(dispose::live_aliases(), live);
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
+  a.dispose();
+}
+
+TYPED_TEST_P(DisposeContractTest, FromBlobDeleterRunsWhenTheLastAliasIsDisposed) {
+  using T = TypeParam;
+  if (!T::backend_type::device().is_cpu()) GTEST_SKIP() << "host memory blob";
+  int deleted = 0;
+  std::vector<float> data = {1, 2, 3, 4};
+  T blob = T::from_blob(data.data(), std::vector<int64_t>{4}, ScalarType::Float,
+                        [&deleted](void*) { ++deleted; });
+  T view = blob.narrow(0, 1, 2);
+  T al = blob.alias();
+  blob.dispose();
+  al.dispose();
+  EXPECT_EQ(deleted, 0);
+  view.dispose();
+  EXPECT_EQ(deleted, 1);
+  view.dispose();
+  EXPECT_EQ(deleted, 1) << "disposing twice frees once";
+}
+
+TYPED_TEST_P(DisposeContractTest, AHandlePassedToAnotherThreadIsDisposedThere) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  T a = T::ones({32});
+  std::thread th([a]() mutable {
+    EXPECT_EQ(values_of(a), std::vector<double>(32, 1.0));
+    a.dispose();
+  });
+  th.join();
+  EXPECT_TRUE(a.is_disposed()) << "the thread's copy is the same alias";
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
+}
+
+TYPED_TEST_P(DisposeContractTest, AliasOfAViewSharesTheTensorNotTheAlias) {
+  using T = TypeParam;
+  T base = T::zeros({2, 2});
+  T row = base.select(0, 1);
+  T row2 = row.alias();
+  row.dispose();
+  row2.fill_(3);
+  EXPECT_EQ(values_of(base), std::vector<double>({0, 0, 3, 3}));
+  EXPECT_FALSE(row2.is_disposed());
+  row2.dispose();
+  base.dispose();
+}
+
+TYPED_TEST_P(DisposeContractTest, ConcurrentHandleCopiesKeepTheAliasConsistent) {
+  using T = TypeParam;
+  T a = T::ones({8});
+  const int64_t live = dispose::live_aliases();
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&a] {
+      for (int k = 0; k < 2000; ++k) {
+        T copy = a;  // adds and drops a handle on the shared alias
+        (void)copy.numel();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(dispose::live_aliases(), live);
+  a.dispose();
+  EXPECT_EQ(dispose::live_aliases(), live - 1);
+}
+
 TYPED_TEST_P(DisposeContractTest, DefaultHandleIsUnusable) {
   using T = TypeParam;
   T a;
@@ -153,14 +390,38 @@ TYPED_TEST_P(DisposeContractTest, DefaultHandleIsUnusable) {
   a.dispose();  // harmless
 }
 
-REGISTER_TYPED_TEST_SUITE_P(DisposeContractTest, DisposeGivesTheReferenceBackNow,
-                            DestructorDoesNotDispose, CopyingAHandleCopiesTheReference,
-                            DisposeIsIdempotent, AliasIsAnIndependentReference,
-                            EveryOpResultIsAFreshAliasToDispose, DisposingGuardDisposesAtBlockEnd,
+REGISTER_TYPED_TEST_SUITE_P(DisposeContractTest,
+                            DisposeGivesTheReferenceBackNow,
+                            DestructorDoesNotDispose,
+                            CopyingAHandleCopiesTheReference,
+                            DisposeIsIdempotent,
+                            AliasIsAnIndependentReference,
+                            EveryOpResultIsAFreshAliasToDispose,
+                            DisposingGuardDisposesAtBlockEnd,
                             DisposingGuardDisposesOnException,
                             LeakReportListsUnreachableUndisposedAliases,
                             LeakReportNamesTheCreationSiteWhenTracking,
-                            UseAfterDisposeNamesTheOpAndAlias, DefaultHandleIsUnusable);
+                            UseAfterDisposeNamesTheOpAndAlias,
+                            ReleaseIsDisposeAndIdempotent,
+                            DisposeReturnsTheBytesExactly,
+                            AViewIsItsOwnAliasAndKeepsTheStorage,
+                            DisposingAnInPlaceResultLeavesTheInput,
+                            OverwritingAHandleLosesTheOldAliasAsInCSharp,
+                            ChainedTemporariesEachNeedADispose,
+                            ReachableUndisposedAliasesAreNotLeaks,
+                            DisposedUnreachableAliasesAreNotLeaks,
+                            LeakReportStringHintsAtSiteTrackingWhenOff,
+                            UseAfterDisposeShowsTheCreationSiteWhenTracking,
+                            EveryAccessorOfADisposedAliasThrows,
+                            MovedFromHandleIsUnusableAndTheTargetOwnsTheAlias,
+                            DisposingGuardOnACopyDisposesTheSharedAlias,
+                            DisposingGuardsNestAndEachDisposesItsOwn,
+                            AFailingOpCreatesNoAlias,
+                            FromBlobDeleterRunsWhenTheLastAliasIsDisposed,
+                            AHandlePassedToAnotherThreadIsDisposedThere,
+                            AliasOfAViewSharesTheTensorNotTheAlias,
+                            ConcurrentHandleCopiesKeepTheAliasConsistent,
+                            DefaultHandleIsUnusable);
 
 }  // namespace custody::testing
 
