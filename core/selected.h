@@ -46,8 +46,13 @@ using SelectedPolicy = manual::Policy;
 namespace custody {
 using SelectedBackend = Onednn;
 }
+#elif defined(CUSTODY_SELECTED_BACKEND_ATEN)
+#include "backends/aten/aten.h"
+namespace custody {
+using SelectedBackend = Aten;
+}
 #else
-#error "the selected --//backends:backend is not implemented yet; use --//backends:backend=onednn"
+#error "the selected --//backends:backend is not implemented yet; use onednn or aten"
 #endif
 
 namespace custody {

@@ -14,7 +14,11 @@ TEST(SelectedTensor, IsUsableWithoutNamingPolicyOrBackend) {
 #endif
   Tensor x = Tensor::ones({2, 2});
   EXPECT_EQ(x.add(x).sum().item<float>(), 8.0f);
+#if defined(CUSTODY_SELECTED_BACKEND_ONEDNN)
   EXPECT_STREQ(SelectedBackend::name, "onednn");
+#elif defined(CUSTODY_SELECTED_BACKEND_ATEN)
+  EXPECT_STREQ(SelectedBackend::name, "aten");
+#endif
   custody::release(x);
 }
 

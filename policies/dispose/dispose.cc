@@ -45,7 +45,7 @@ Alias* new_alias(ImplRef ref) {
   a->ref = std::move(ref);
   a->handles = 1;
   a->thread = this_thread_id();
-  a->site = sites::capture(/*skip=*/2);
+  a->site = sites::capture();
   Registry& r = registry();
   absl::MutexLock lock(&r.mu);
   a->serial = r.serial++;

@@ -60,7 +60,7 @@ void drop_anchor(Entry* e) {
 // Takes the reference out of `e` (the caller releases it).
 ImplRef take(Entry* e, DisposedBy why) {
   e->disposed_by = why;
-  e->disposed_site = sites::capture(/*skip=*/2);
+  e->disposed_site = sites::capture();
   return std::move(e->ref);
 }
 
@@ -116,7 +116,7 @@ Entry* new_entry(ImplRef ref) {
   }
   auto* e = new Entry;
   e->ref = std::move(ref);
-  e->site = sites::capture(/*skip=*/2);
+  e->site = sites::capture();
   if (s != nullptr) {
     e->anchors.store(2, std::memory_order_relaxed);
     link(s, e);

@@ -1,0 +1,458 @@
+// Copyright 2026 The custody Authors.
+//
+// backends/aten/aten.cc — the Aten backend's allocator and kernels: one at::
+// op per kernel, on zero-copy at::from_blob views (see aten.h).
+//
+// Only the per-operator ATen headers the kernels call are included (not
+// <ATen/ATen.h>, which pulls in every operator), to keep this translation
+// unit's compile time down.
+
+#include "backends/aten/aten.h"
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_log_softmax.h>
+#include <ATen/ops/_softmax.h>
+#include <ATen/ops/abs.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/amax.h>
+#include <ATen/ops/amin.h>
+#include <ATen/ops/argmax.h>
+#include <ATen/ops/argmin.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/clamp_min.h>
+#include <ATen/ops/cos.h>
+#include <ATen/ops/div.h>
+#include <ATen/ops/eq.h>
+#include <ATen/ops/exp.h>
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/ge.h>
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/gt.h>
+#include <ATen/ops/index_select.h>
+#include <ATen/ops/le.h>
+#include <ATen/ops/log.h>
+#include <ATen/ops/lt.h>
+#include <ATen/ops/maximum.h>
+#include <ATen/ops/mean.h>
+#include <ATen/ops/minimum.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/ne.h>
+#include <ATen/ops/neg.h>
+#include <ATen/ops/pow.h>
+#include <ATen/ops/rsqrt.h>
+#include <ATen/ops/sigmoid.h>
+#include <ATen/ops/silu.h>
+#include <ATen/ops/sin.h>
+#include <ATen/ops/sqrt.h>
+#include <ATen/ops/sub.h>
+#include <ATen/ops/sum.h>
+#include <ATen/ops/tanh.h>
+#include <ATen/ops/where.h>
+#include <c10/core/CPUAllocator.h>
+#include <c10/core/InferenceMode.h>
+#include <c10/util/Exception.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <new>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "backends/aten/internal/aten_dtype.h"
+#include "core/error.h"
+#include "core/philox.h"
+
+namespace custody {
+namespace {
+
+using aten_internal::to_aten_dtype;
+
+std::atomic<int64_t> g_aten_calls{0};
+
+// See Note [Which allocator frees] in aten.h. An allocator installed without
+// the raw interface (no raw_deleter: blocks cannot be freed by address) cannot
+// back `deallocate(p, bytes)`; libtorch's default CPU allocator is used then.
+c10::Allocator* allocator() {
+  static c10::Allocator* const a = [] {
+    c10::Allocator* cpu = c10::GetCPUAllocator();
+    return cpu->raw_deleter() != nullptr ? cpu : c10::GetDefaultCPUAllocator();
+  }();
+  return a;
+}
+
+// ---- views -----------------------------------------------------------------
+
+// A zero-copy at::Tensor over a KernelView: no storage of its own (no deleter),
+// element 0 at v.data, our sizes and strides (broadcast dims keep stride 0).
+at::Tensor view_of(const KernelView& v) {
+  return at::for_blob(v.data, at::IntArrayRef(v.sizes.data(), v.sizes.size()))
+      .strides(at::IntArrayRef(v.strides.data(), v.strides.size()))
+      .options(at::TensorOptions().dtype(to_aten_dtype(v.dtype)).device(c10::kCPU))
+      .target_device(c10::Device(c10::kCPU))
+      .make_tensor();
+}
+
+bool same_view(const KernelView& a, const KernelView& b) {
+  return a.data == b.data && a.dtype == b.dtype && a.sizes == b.sizes && a.strides == b.strides;
+}
+
+// ---- error boundary --------------------------------------------------------
+
+// Runs `f` (which makes the libtorch calls of kernel `op`) below autograd
+// (InferenceMode: our views never need gradients) and turns any exception
+// into a Status naming the op: no c10::Error ever leaves the backend.
+template <class F>
+absl::Status guarded(const char* op, F&& f) {
+  try {
+    c10::InferenceMode no_autograd;
+    f();
+    g_aten_calls.fetch_add(1, std::memory_order_relaxed);
+    return absl::OkStatus();
+  } catch (const c10::IndexError& e) {
+    return MakeStatus(ErrorKind::kInvalidArgument, absl::StatusCode::kOutOfRange,
+                      absl::StrFormat("%s: libtorch raised: %s", op, e.what_without_backtrace()));
+  } catch (const c10::NotImplementedError& e) {
+    return MakeStatus(ErrorKind::kDType, absl::StatusCode::kUnimplemented,
+                      absl::StrFormat("%s: not implemented by libtorch for these dtypes: %s", op,
+                                      e.what_without_backtrace()));
+  } catch (const c10::TypeError& e) {
+    return MakeStatus(ErrorKind::kDType, absl::StatusCode::kInvalidArgument,
+                      absl::StrFormat("%s: libtorch raised: %s", op, e.what_without_backtrace()));
+  } catch (const c10::Error& e) {
+    return MakeStatus(ErrorKind::kInvalidArgument, absl::StatusCode::kInvalidArgument,
+                      absl::StrFormat("%s: libtorch raised: %s", op, e.what_without_backtrace()));
+  } catch (const std::bad_alloc&) {
+    return MakeStatus(ErrorKind::kOutOfMemory, absl::StatusCode::kResourceExhausted,
+                      absl::StrFormat("%s: libtorch ran out of host memory for its temporaries", op));
+  } catch (const std::exception& e) {
+    return MakeStatus(ErrorKind::kDevice, absl::StatusCode::kInternal,
+                      absl::StrFormat("%s: libtorch failed: %s", op, e.what()));
+  }
+}
+
+// ---- scalars -----------------------------------------------------------------
+
+// A scalar converted to T exactly as the other backends convert it (the
+// onednn loops): float -> integral truncates toward zero with out-of-range
+// values clamped and NaN -> 0, anything -> bool is `!= 0`, integers wrap.
+// libtorch's own Scalar::to<T>() refuses out-of-range values instead, so the
+// kernels hand libtorch values that are already of T.
+template <class T>
+T convert_double(double v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v != 0.0;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (std::isnan(v)) return T(0);
+    constexpr double lo = static_cast<double>(std::numeric_limits<T>::min());
+    constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+    if (v <= lo) return std::numeric_limits<T>::min();
+    if (v >= hi) return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+template <class T>
+T scalar_value(const Scalar& s) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return T(static_cast<float>(s.to_double()));
+  } else {
+    return s.is_floating_point() ? convert_double<T>(s.to_double()) : s.to<T>();
+  }
+}
+
+// The value `s` takes in dtype `dt`, as a libtorch Scalar holding exactly that value.
+at::Scalar aten_scalar(ScalarType dt, const Scalar& s) {
+  return visit_dtype(dt, [&](auto tag) -> at::Scalar {
+    using T = typename decltype(tag)::type;
+    const T v = scalar_value<T>(s);
+    if constexpr (std::is_same_v<T, bool>) {
+      return at::Scalar(v);
+    } else if constexpr (std::is_integral_v<T>) {
+      return at::Scalar(static_cast<int64_t>(v));
+    } else {
+      return at::Scalar(static_cast<double>(v));  // exact: every float16/32 value is a double
+    }
+  });
+}
+
+// ---- binary ----------------------------------------------------------------
+
+void binary_out(BinaryOp op, at::Tensor& o, const at::Tensor& a, const at::Tensor& b) {
+  switch (op) {
+    case BinaryOp::kAdd: at::add_out(o, a, b); break;
+    case BinaryOp::kSub: at::sub_out(o, a, b); break;
+    case BinaryOp::kMul: at::mul_out(o, a, b); break;
+    case BinaryOp::kDiv: at::div_out(o, a, b); break;
+    case BinaryOp::kMaximum: at::maximum_out(o, a, b); break;  // propagates NaN
+    case BinaryOp::kMinimum: at::minimum_out(o, a, b); break;
+    case BinaryOp::kPow: at::pow_out(o, a, b); break;
+    case BinaryOp::kEq: at::eq_out(o, a, b); break;
+    case BinaryOp::kNe: at::ne_out(o, a, b); break;
+    case BinaryOp::kLt: at::lt_out(o, a, b); break;
+    case BinaryOp::kLe: at::le_out(o, a, b); break;
+    case BinaryOp::kGt: at::gt_out(o, a, b); break;
+    case BinaryOp::kGe: at::ge_out(o, a, b); break;
+  }
+}
+
+// The dims of `in` that `reduce` reduces: those where out has size 1 (size-1
+// dims of `in` included, which changes nothing), so libtorch's result has
+// exactly out's keepdim shape.
+std::vector<int64_t> reduced_dims(const KernelView& out) {
+  std::vector<int64_t> dims;
+  for (size_t d = 0; d < out.sizes.size(); ++d) {
+    if (out.sizes[d] == 1) dims.push_back(static_cast<int64_t>(d));
+  }
+  return dims;
+}
+
+}  // namespace
+
+int64_t Aten::aten_calls() { return g_aten_calls.load(); }
+
+MemoryStats& Aten::stats() {
+  static MemoryStats* s = new MemoryStats;
+  return *s;
+}
+
+// ---- memory ------------------------------------------------------------------
+
+absl::StatusOr<void*> Aten::allocate(size_t bytes) {
+  // c10's allocator returns null for 0 bytes; custody hands out a real block.
+  const size_t n = bytes == 0 ? 1 : bytes;
+  void* p = nullptr;
+  try {
+    p = allocator()->raw_allocate(n);
+  } catch (const c10::Error& e) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "out of host memory allocating %d bytes (%d in use) from libtorch's CPU allocator: %s",
+        bytes, stats().snapshot().bytes_in_use, e.what_without_backtrace()));
+  } catch (const std::bad_alloc&) {
+    p = nullptr;
+  }
+  if (p == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "out of host memory allocating %d bytes (%d in use) from libtorch's CPU allocator", bytes,
+        stats().snapshot().bytes_in_use));
+  }
+  stats().on_alloc(static_cast<int64_t>(bytes));
+  stats().add_reserved(static_cast<int64_t>(bytes));
+  return p;
+}
+
+void Aten::deallocate(void* p, size_t bytes) {
+  allocator()->raw_deallocate(p);
+  stats().on_free(static_cast<int64_t>(bytes));
+  stats().add_reserved(-static_cast<int64_t>(bytes));
+}
+
+absl::Status Aten::copy_to_host(void* dst, const void* src, size_t bytes) {
+  std::memcpy(dst, src, bytes);
+  return absl::OkStatus();
+}
+
+absl::Status Aten::copy_from_host(void* dst, const void* src, size_t bytes) {
+  std::memcpy(dst, src, bytes);
+  return absl::OkStatus();
+}
+
+// ---- kernels -------------------------------------------------------------------
+
+absl::Status Aten::copy(const KernelView& dst, const KernelView& src) {
+  if (same_view(dst, src)) return absl::OkStatus();  // copying a view onto itself
+  return guarded("copy", [&] {
+    at::Tensor d = view_of(dst);
+    d.copy_(view_of(src));  // strided, dtype-converting, broadcasting (stride 0)
+  });
+}
+
+absl::Status Aten::fill(const KernelView& dst, const Scalar& value) {
+  return guarded("fill", [&] {
+    at::Tensor d = view_of(dst);
+    d.fill_(aten_scalar(dst.dtype, value));
+  });
+}
+
+absl::Status Aten::binary(BinaryOp op, const KernelView& out, const KernelView& a,
+                          const KernelView& b) {
+  return guarded(op_name(op), [&] {
+    at::Tensor o = view_of(out);
+    // In place (out is a): one at::Tensor for both, so libtorch sees the full overlap.
+    const at::Tensor ta = same_view(out, a) ? o : view_of(a);
+    const at::Tensor tb = same_view(out, b) ? o : (same_view(a, b) ? ta : view_of(b));
+    binary_out(op, o, ta, tb);
+  });
+}
+
+absl::Status Aten::binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
+                                 const Scalar& s, bool scalar_first) {
+  return guarded(op_name(op), [&] {
+    at::Tensor o = view_of(out);
+    const at::Tensor ta = same_view(out, a) ? o : view_of(a);
+    const at::Scalar v = aten_scalar(a.dtype, s);  // s in a's dtype, as core promised
+    if (op == BinaryOp::kPow && !scalar_first) {
+      at::pow_out(o, ta, v);  // pow(Tensor, Scalar): libtorch's exact small-exponent paths
+      return;
+    }
+    // `s` as a 0-dim tensor of a's dtype over a host value: no allocation, no promotion.
+    visit_dtype(a.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T value = scalar_value<T>(s);
+      const at::Tensor ts = view_of(KernelView{&value, a.dtype, Dims{}, Dims{}});
+      if (scalar_first) {
+        binary_out(op, o, ts, ta);
+      } else {
+        binary_out(op, o, ta, ts);
+      }
+    });
+  });
+}
+
+absl::Status Aten::unary(UnaryOp op, const KernelView& out, const KernelView& in) {
+  return guarded(op_name(op), [&] {
+    at::Tensor o = view_of(out);
+    const at::Tensor i = same_view(out, in) ? o : view_of(in);
+    switch (op) {
+      case UnaryOp::kNeg: at::neg_out(o, i); break;
+      case UnaryOp::kAbs: at::abs_out(o, i); break;
+      case UnaryOp::kExp: at::exp_out(o, i); break;
+      case UnaryOp::kLog: at::log_out(o, i); break;
+      case UnaryOp::kSqrt: at::sqrt_out(o, i); break;
+      case UnaryOp::kRsqrt: at::rsqrt_out(o, i); break;
+      case UnaryOp::kTanh: at::tanh_out(o, i); break;
+      case UnaryOp::kSigmoid: at::sigmoid_out(o, i); break;
+      case UnaryOp::kRelu: at::clamp_min_out(o, i, 0); break;  // at::relu is clamp_min(x, 0)
+      case UnaryOp::kGelu: at::gelu_out(o, i); break;          // exact (erf) form
+      case UnaryOp::kSilu: at::silu_out(o, i); break;
+      case UnaryOp::kSin: at::sin_out(o, i); break;
+      case UnaryOp::kCos: at::cos_out(o, i); break;
+    }
+  });
+}
+
+absl::Status Aten::where(const KernelView& out, const KernelView& cond, const KernelView& a,
+                         const KernelView& b) {
+  return guarded("where", [&] {
+    at::Tensor o = view_of(out);
+    at::where_out(o, view_of(cond), view_of(a), view_of(b));
+  });
+}
+
+absl::Status Aten::reduce(ReduceOp op, const KernelView& out, const KernelView& in) {
+  return guarded(op_name(op), [&] {
+    at::Tensor o = view_of(out);
+    const at::Tensor i = view_of(in);
+    const std::vector<int64_t> dims = reduced_dims(out);
+    // An empty list only happens for a 0-dim input: reduce "everything".
+    const at::OptionalIntArrayRef opt_dims =
+        dims.empty() ? at::OptionalIntArrayRef() : at::OptionalIntArrayRef(dims);
+    switch (op) {
+      case ReduceOp::kSum: at::sum_out(o, i, opt_dims, /*keepdim=*/true); break;
+      case ReduceOp::kMean: at::mean_out(o, i, opt_dims, /*keepdim=*/true); break;
+      case ReduceOp::kMax: at::amax_out(o, i, dims, /*keepdim=*/true); break;  // propagates NaN
+      case ReduceOp::kMin: at::amin_out(o, i, dims, /*keepdim=*/true); break;
+      case ReduceOp::kArgMax:
+      case ReduceOp::kArgMin: {
+        // One reduced dim: the one in actually has more than one element along
+        // (any size-1 dim otherwise: the answer is index 0 either way).
+        c10::optional<int64_t> dim;
+        for (int64_t d : dims) {
+          if (!dim.has_value() || in.sizes[d] != 1) dim = d;
+          if (in.sizes[d] != 1) break;
+        }
+        if (op == ReduceOp::kArgMax) {
+          at::argmax_out(o, i, dim, /*keepdim=*/true);  // first index of the max; NaN is max
+        } else {
+          at::argmin_out(o, i, dim, /*keepdim=*/true);
+        }
+        break;
+      }
+    }
+  });
+}
+
+absl::Status Aten::softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
+  return guarded(log ? "log_softmax" : "softmax", [&] {
+    at::Tensor o = view_of(out);
+    if (log) {
+      at::_log_softmax_out(o, view_of(in), dim, /*half_to_float=*/false);
+    } else {
+      at::_softmax_out(o, view_of(in), dim, /*half_to_float=*/false);
+    }
+  });
+}
+
+absl::Status Aten::matmul(const KernelView& out, const KernelView& a, const KernelView& b) {
+  return guarded("matmul", [&] {
+    at::Tensor o = view_of(out);
+    at::bmm_out(o, view_of(a), view_of(b));  // batch strides may be 0 (broadcast)
+  });
+}
+
+absl::Status Aten::index_select(const KernelView& out, const KernelView& in, int64_t dim,
+                                const KernelView& index) {
+  // Checked here, as on every backend, so the error names our shapes (libtorch's
+  // "index out of range in self" does not say which index).
+  const int64_t* idx = static_cast<const int64_t*>(index.data);
+  const int64_t size = in.sizes[dim];
+  for (int64_t i = 0; i < index.sizes[0]; ++i) {
+    const int64_t v = idx[i * index.strides[0]];
+    if (v < 0 || v >= size) {
+      return MakeStatus(ErrorKind::kInvalidArgument, absl::StatusCode::kOutOfRange,
+                        absl::StrFormat("index_select: index %d is out of range for dim %d of size "
+                                        "%d (input shape %s)", v, dim, size, shape_str(in.sizes)));
+    }
+  }
+  return guarded("index_select", [&] {
+    at::Tensor o = view_of(out);
+    at::index_select_out(o, view_of(in), dim, view_of(index));
+  });
+}
+
+absl::Status Aten::random(const KernelView& out, RandomDist dist, const RandomParams& p) {
+  // custody's Philox streams on the host (core/philox.h), written straight into
+  // out's memory in row-major order of its sizes: element i is a pure function
+  // of (seed, offset, i), the same values as on every backend.
+  const int64_t n = out.numel();
+  const size_t nd = out.sizes.size();
+  visit_compute_dtype(out.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* base = static_cast<T*>(out.data);
+    Dims idx(nd, 0);
+    int64_t off = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t u = static_cast<uint64_t>(i);
+      switch (dist) {
+        case RandomDist::kUniform:
+          base[off] = static_cast<T>(p.low + (p.high - p.low) *
+                                                 philox::uniform01(philox::bits(p.seed, p.offset, u)));
+          break;
+        case RandomDist::kNormal:
+          base[off] = static_cast<T>(p.low + p.high * philox::normal(p.seed, p.offset, u));
+          break;
+        case RandomDist::kRandInt:
+          base[off] = static_cast<T>(philox::randint(p.seed, p.offset, u, static_cast<int64_t>(p.low),
+                                                     static_cast<int64_t>(p.high)));
+          break;
+      }
+      for (int64_t d = static_cast<int64_t>(nd) - 1; d >= 0; --d) {  // odometer
+        if (++idx[d] < out.sizes[d]) {
+          off += out.strides[d];
+          break;
+        }
+        off -= out.strides[d] * (out.sizes[d] - 1);
+        idx[d] = 0;
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace custody
