@@ -32,13 +32,18 @@ using SelectedPolicy = dispose::Policy;
 namespace custody {
 using SelectedPolicy = scope::Policy;
 }
+#elif defined(CUSTODY_SELECTED_POLICY_GC)
+#include "policies/gc/gc.h"
+namespace custody {
+using SelectedPolicy = gc::Policy;
+}
 #elif defined(CUSTODY_SELECTED_POLICY_MANUAL)
 #include "policies/manual/manual.h"
 namespace custody {
 using SelectedPolicy = manual::Policy;
 }
 #else
-#error "the selected --//policies:policy is not implemented yet; use tensor_ptr, dispose, scope or manual"
+#error "the selected --//policies:policy is not implemented yet; use tensor_ptr, dispose, scope, gc or manual"
 #endif
 
 #if defined(CUSTODY_SELECTED_BACKEND_ONEDNN)

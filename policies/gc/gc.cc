@@ -1,0 +1,472 @@
+// Copyright 2026 The custody Authors.
+
+#include "policies/gc/gc.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "core/reclaim.h"
+#include "core/sites.h"
+
+// Note [ThreadSanitizer] in gc.h.
+#if defined(__SANITIZE_THREAD__)
+#define CUSTODY_GC_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CUSTODY_GC_UNDER_TSAN 1
+#endif
+#endif
+#ifndef CUSTODY_GC_UNDER_TSAN
+#define CUSTODY_GC_UNDER_TSAN 0
+#endif
+
+namespace custody::gc {
+namespace internal {
+
+static_assert(sizeof(Alias) <= 64, "Note [Alias layout]: an alias is one 64-byte collector object");
+
+namespace {
+
+// ---- counters ------------------------------------------------------------------
+
+struct Counters {
+  std::atomic<int64_t> created{0}, disposed{0}, finalized{0}, collections{0},
+      pressure_collections{0}, reclaim_collections{0}, budget_skips{0}, bytes_since{0};
+};
+Counters& counters() {
+  static Counters* c = new Counters;
+  return *c;
+}
+
+// ---- the registry of live aliases (Note [Alias layout]) ------------------------
+
+struct Registry {
+  absl::Mutex mu;
+  Alias head;  // sentinel of the circular list of live aliases (links hidden)
+  int64_t live = 0;
+  uint64_t serial = 0;
+  Registry() { head.prev = head.next = GC_HIDE_POINTER(&head); }
+};
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+Alias* reveal(GC_hidden_pointer h) { return static_cast<Alias*>(GC_REVEAL_POINTER(h)); }
+
+// Requires registry().mu.
+void link(Registry& r, Alias* a) {
+  Alias* last = reveal(r.head.prev);
+  a->next = GC_HIDE_POINTER(&r.head);
+  a->prev = GC_HIDE_POINTER(last);
+  last->next = GC_HIDE_POINTER(a);
+  r.head.prev = GC_HIDE_POINTER(a);
+  ++r.live;
+}
+void unlink(Registry& r, Alias* a) {
+  reveal(a->prev)->next = a->next;
+  reveal(a->next)->prev = a->prev;
+  a->prev = a->next = 0;
+  --r.live;
+}
+
+// Takes the reference out of a live alias, under the registry mutex. Null if
+// the alias already gave it back.
+TensorImpl* take_reference(Alias* a, AliasState new_state) {
+  Registry& r = registry();
+  absl::MutexLock lock(&r.mu);
+  TensorImpl* p = a->impl.exchange(nullptr, std::memory_order_acq_rel);
+  if (p != nullptr) unlink(r, a);
+  // A finalized alias stays marked finalized (G4 message) whatever happened before.
+  if (p != nullptr || new_state == AliasState::kFinalized) {
+    a->state.store(new_state, std::memory_order_release);
+  }
+  return p;
+}
+
+void give_back(TensorImpl* p) {
+  if (p != nullptr) ImplRef(kAdopt, p).reset();
+}
+
+// ---- threads --------------------------------------------------------------------
+
+std::atomic<uint64_t> g_next_thread_id{1};
+thread_local uint64_t tls_thread_id = 0;
+thread_local bool tls_known_registered = false;
+thread_local bool tls_in_finalizers = false;
+thread_local int64_t tls_finalized = 0;  // references given back by finalizers run on this thread
+
+uint64_t this_thread_id() {
+  if (tls_thread_id == 0) tls_thread_id = g_next_thread_id.fetch_add(1, std::memory_order_relaxed);
+  return tls_thread_id;
+}
+
+// Registers the calling thread; returns true if this call registered it.
+bool register_this_thread() {
+  if (GC_thread_is_registered()) {
+    tls_known_registered = true;
+    return false;
+  }
+  GC_stack_base sb;
+  if (GC_get_stack_base(&sb) != GC_SUCCESS) {
+    throw DeviceError("gc: cannot find the stack of this thread to register it with the collector");
+  }
+  const int rc = GC_register_my_thread(&sb);
+  tls_known_registered = true;
+  return rc == GC_SUCCESS;
+}
+
+void unregister_this_thread() {
+  tls_known_registered = false;
+  GC_unregister_my_thread();
+}
+
+// The safety net of Note [Thread registration]: a thread registered on the spot
+// is unregistered when it exits.
+struct AutoRegistration {
+  bool mine = false;
+  ~AutoRegistration() {
+    if (mine && GC_thread_is_registered()) unregister_this_thread();
+  }
+};
+thread_local AutoRegistration tls_auto;
+
+// ---- finalizers -------------------------------------------------------------------
+
+void finalize_alias(void* obj, void* /*client_data*/) {
+  Alias* a = static_cast<Alias*>(obj);
+  TensorImpl* p = take_reference(a, AliasState::kFinalized);
+  if (p != nullptr) {
+    counters().finalized.fetch_add(1, std::memory_order_relaxed);
+    ++tls_finalized;
+    give_back(p);
+  }
+}
+
+// Runs queued finalizers on this thread (a safe point); returns the references they gave back.
+int64_t run_pending() {
+  if (tls_in_finalizers) return 0;  // a finalizer (e.g. a from_blob deleter) got here: no recursion
+  const int64_t before = tls_finalized;
+  tls_in_finalizers = true;
+  while (GC_should_invoke_finalizers()) {
+    if (GC_invoke_finalizers() == 0) break;
+  }
+  tls_in_finalizers = false;
+  return tls_finalized - before;
+}
+
+enum class Cause { kExplicit, kPressure, kReclaim };
+
+// A collection and its finalizers, on a registered thread.
+int64_t collect_now(Cause cause) {
+  Counters& c = counters();
+  c.bytes_since.store(0, std::memory_order_relaxed);
+  GC_gcollect();
+  c.collections.fetch_add(1, std::memory_order_relaxed);
+  if (cause == Cause::kPressure) c.pressure_collections.fetch_add(1, std::memory_order_relaxed);
+  if (cause == Cause::kReclaim) c.reclaim_collections.fetch_add(1, std::memory_order_relaxed);
+  return run_pending();
+}
+
+// ---- pressure trigger (Note [Pressure trigger]) -------------------------------------
+
+using Clock = std::chrono::steady_clock;
+
+struct Trigger {
+  std::atomic<bool> enabled{false};
+  std::atomic<int64_t> threshold{0};
+  std::atomic<double> budget{0.05};
+  std::atomic<bool> due{false};
+  // Below: guarded by `mu` (TryLock: one thread decides and collects at a time).
+  absl::Mutex mu;
+  Clock::time_point last_end;
+  double smoothed_gc_s = 0;
+};
+Trigger& trigger() {
+  static Trigger* t = new Trigger;
+  return *t;
+}
+
+void on_alloc(Device /*device*/, size_t bytes) {
+  Counters& c = counters();
+  const int64_t since =
+      c.bytes_since.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) +
+      static_cast<int64_t>(bytes);
+  Trigger& t = trigger();
+  if (t.enabled.load(std::memory_order_relaxed) &&
+      since >= t.threshold.load(std::memory_order_relaxed)) {
+    t.due.store(true, std::memory_order_relaxed);
+  }
+}
+
+// At a safe point (handle creation) on a registered thread.
+void maybe_collect() {
+  Trigger& t = trigger();
+  if (!t.due.load(std::memory_order_relaxed) || tls_in_finalizers) return;
+  if (!t.mu.TryLock()) return;  // another thread is deciding/collecting
+  const int64_t threshold = t.threshold.load(std::memory_order_relaxed);
+  const int64_t since = counters().bytes_since.load(std::memory_order_relaxed);
+  if (!t.enabled.load(std::memory_order_relaxed) || since < threshold) {
+    t.due.store(false, std::memory_order_relaxed);
+    t.mu.Unlock();
+    return;
+  }
+  const Clock::time_point now = Clock::now();
+  double budget = t.budget.load(std::memory_order_relaxed);
+  if (since >= 2 * threshold) budget *= 2;  // more pressure, more tolerance (CUDA.jl)
+  const double elapsed_s = std::chrono::duration<double>(now - t.last_end).count();
+  const double rate = elapsed_s > 0 ? t.smoothed_gc_s / elapsed_s
+                                    : (t.smoothed_gc_s > 0 ? HUGE_VAL : 0.0);
+  const bool hard = since >= PressureTrigger::kHardFactor * threshold;
+  if (budget < 1.0 && rate > budget && !hard) {
+    counters().budget_skips.fetch_add(1, std::memory_order_relaxed);
+    t.mu.Unlock();
+    return;  // stays due: the next handle creation asks again
+  }
+  t.due.store(false, std::memory_order_relaxed);
+  collect_now(Cause::kPressure);
+  const Clock::time_point end = Clock::now();
+  const double gc_s = std::chrono::duration<double>(end - now).count();
+  t.smoothed_gc_s = t.smoothed_gc_s == 0 ? gc_s : 0.75 * t.smoothed_gc_s + 0.25 * gc_s;
+  t.last_end = end;
+  t.mu.Unlock();
+}
+
+// ---- reclaim hook (Note [Reclaim and retry]) ------------------------------------------
+
+bool on_alloc_failure(Device /*device*/, size_t /*bytes*/) { return reclaim(); }
+
+// ---- initialisation (Note [Thread registration]) ---------------------------------------
+
+void initialize() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    GC_INIT();
+    if (CUSTODY_GC_UNDER_TSAN) GC_disable();
+    GC_set_finalize_on_demand(1);
+    GC_allow_register_threads();
+    register_alloc_observer(&on_alloc);
+    register_reclaimer(&on_alloc_failure);
+  });
+}
+
+// GC_INIT must run on the main thread, before any other thread touches the
+// collector: a static initializer of this library does it at load time.
+const bool g_initialized = (initialize(), true);
+
+}  // namespace
+
+void ensure_thread_registered() {
+  if (tls_known_registered) return;
+  initialize();
+  if (register_this_thread()) tls_auto.mine = true;
+}
+
+Alias* new_alias(ImplRef& ref) {
+  ensure_thread_registered();
+  // Safe point: the op that produced `ref` has finished (Note [Safe points]).
+  maybe_collect();
+  if (GC_should_invoke_finalizers()) run_pending();
+
+  const char* site = nullptr;
+  if (sites::tracking()) {
+    const std::string s = sites::capture();
+    if (char* text = static_cast<char*>(GC_MALLOC_ATOMIC(s.size() + 1))) {
+      std::memcpy(text, s.c_str(), s.size() + 1);
+      site = text;
+    }
+  }
+  void* mem = GC_MALLOC(sizeof(Alias));
+  if (mem == nullptr) {
+    throw OutOfMemoryError(absl::StrFormat(
+        "gc: the collector's heap is exhausted (%d bytes); cannot create a tensor handle",
+        GC_get_heap_size()));
+  }
+  Alias* a = ::new (mem) Alias;
+  a->site = site;
+  a->thread = this_thread_id();
+  GC_REGISTER_FINALIZER_NO_ORDER(a, &finalize_alias, nullptr, nullptr, nullptr);
+  a->impl.store(ref.leak(), std::memory_order_release);
+  {
+    Registry& r = registry();
+    absl::MutexLock lock(&r.mu);
+    a->serial = r.serial++;
+    link(r, a);
+  }
+  counters().created.fetch_add(1, std::memory_order_relaxed);
+  return a;
+}
+
+bool dispose(Alias* a) {
+  TensorImpl* p = take_reference(a, AliasState::kDisposed);
+  if (p == nullptr) return false;
+  counters().disposed.fetch_add(1, std::memory_order_relaxed);
+  // Nothing left to finalize: the alias is plain garbage once unreachable.
+  // (The caller's handle keeps `a` reachable during this call.)
+  GC_REGISTER_FINALIZER_NO_ORDER(a, nullptr, nullptr, nullptr, nullptr);
+  give_back(p);
+  return true;
+}
+
+void throw_unusable(const Alias* a, const char* op) {
+  std::string msg;
+  if (a->state.load(std::memory_order_acquire) == AliasState::kFinalized) {
+    msg = absl::StrFormat(
+        "%s: this handle's alias #%d was finalized by the collector while the handle was still "
+        "held: the handle was kept where the collector cannot see it (std::vector, new/malloc'd "
+        "memory). Keep gc handles on the stack, in gc::vector or in gc::make objects",
+        op, a->serial);
+  } else {
+    msg = absl::StrFormat(
+        "%s: this tensor was disposed (alias #%d); dispose() only after the last use, or use "
+        "alias() to keep an independent reference",
+        op, a->serial);
+  }
+  absl::StrAppend(&msg, "\n", sites::describe("created at", a->site ? std::string(a->site) : ""));
+  throw LifetimeError(msg);
+}
+
+void throw_null(const char* op) {
+  throw LifetimeError(absl::StrFormat(
+      "%s: this handle refers to no tensor (default-constructed)", op));
+}
+
+}  // namespace internal
+
+// ---- public API -----------------------------------------------------------------------
+
+int64_t collect() {
+  ThreadRegistration reg;  // registers only if this thread is not yet
+  return internal::collect_now(internal::Cause::kExplicit);
+}
+
+int64_t run_finalizers() {
+  ThreadRegistration reg;
+  return internal::run_pending();
+}
+
+bool pending_finalizers() { return GC_should_invoke_finalizers() != 0; }
+
+bool collector_enabled() { return !CUSTODY_GC_UNDER_TSAN; }
+
+bool reclaim() {
+  if (internal::tls_in_finalizers) return false;
+  ThreadRegistration reg;
+  return internal::collect_now(internal::Cause::kReclaim) > 0;
+}
+
+void set_pressure_trigger(int64_t threshold_bytes, double time_budget) {
+  if (threshold_bytes <= 0) {
+    throw InvalidArgument(absl::StrFormat(
+        "gc::set_pressure_trigger: threshold_bytes must be positive, got %d", threshold_bytes));
+  }
+  if (!(time_budget >= 0)) {
+    throw InvalidArgument(absl::StrFormat(
+        "gc::set_pressure_trigger: time_budget must be a fraction >= 0 (>= 1: no limit), got %f",
+        time_budget));
+  }
+  internal::Trigger& t = internal::trigger();
+  absl::MutexLock lock(&t.mu);
+  t.threshold.store(threshold_bytes, std::memory_order_relaxed);
+  t.budget.store(time_budget, std::memory_order_relaxed);
+  t.last_end = internal::Clock::now();
+  t.smoothed_gc_s = 0;
+  t.due.store(internal::counters().bytes_since.load(std::memory_order_relaxed) >= threshold_bytes,
+              std::memory_order_relaxed);
+  t.enabled.store(true, std::memory_order_release);
+}
+
+void clear_pressure_trigger() {
+  internal::Trigger& t = internal::trigger();
+  absl::MutexLock lock(&t.mu);
+  t.enabled.store(false, std::memory_order_release);
+  t.due.store(false, std::memory_order_relaxed);
+}
+
+std::optional<PressureTrigger> pressure_trigger() {
+  internal::Trigger& t = internal::trigger();
+  if (!t.enabled.load(std::memory_order_acquire)) return std::nullopt;
+  PressureTrigger p;
+  p.threshold_bytes = t.threshold.load(std::memory_order_relaxed);
+  p.time_budget = t.budget.load(std::memory_order_relaxed);
+  return p;
+}
+
+ThreadRegistration::ThreadRegistration() {
+  if (internal::tls_known_registered) return;
+  internal::initialize();
+  registered_here_ = internal::register_this_thread();
+}
+
+ThreadRegistration::~ThreadRegistration() {
+  if (registered_here_) internal::unregister_this_thread();
+}
+
+bool thread_registered() { return GC_thread_is_registered() != 0; }
+
+std::string Stats::to_string() const {
+  return absl::StrFormat(
+      "gc: live_aliases=%d aliases_created=%d disposed=%d finalized=%d collections=%d "
+      "(pressure=%d reclaim=%d) budget_skips=%d bytes_since_collection=%d gc_heap_bytes=%d",
+      live_aliases, aliases_created, disposed, finalized, collections, pressure_collections,
+      reclaim_collections, budget_skips, bytes_since_collection, gc_heap_bytes);
+}
+
+Stats stats() {
+  internal::Counters& c = internal::counters();
+  Stats s;
+  {
+    internal::Registry& r = internal::registry();
+    absl::MutexLock lock(&r.mu);
+    s.live_aliases = r.live;
+  }
+  s.aliases_created = c.created.load(std::memory_order_relaxed);
+  s.disposed = c.disposed.load(std::memory_order_relaxed);
+  s.finalized = c.finalized.load(std::memory_order_relaxed);
+  s.collections = c.collections.load(std::memory_order_relaxed);
+  s.pressure_collections = c.pressure_collections.load(std::memory_order_relaxed);
+  s.reclaim_collections = c.reclaim_collections.load(std::memory_order_relaxed);
+  s.budget_skips = c.budget_skips.load(std::memory_order_relaxed);
+  s.bytes_since_collection = c.bytes_since.load(std::memory_order_relaxed);
+  s.gc_heap_bytes = static_cast<int64_t>(GC_get_heap_size());
+  return s;
+}
+
+namespace testing {
+
+uint64_t next_serial() {
+  internal::Registry& r = internal::registry();
+  absl::MutexLock lock(&r.mu);
+  return r.serial;
+}
+
+void dispose_created_on_this_thread_since(uint64_t since) {
+  const uint64_t me = internal::this_thread_id();
+  std::vector<TensorImpl*> refs;
+  {
+    internal::Registry& r = internal::registry();
+    absl::MutexLock lock(&r.mu);
+    for (internal::Alias* a = internal::reveal(r.head.next); a != &r.head;) {
+      internal::Alias* next = internal::reveal(a->next);
+      if (a->thread == me && a->serial >= since) {
+        refs.push_back(a->impl.exchange(nullptr, std::memory_order_acq_rel));
+        a->state.store(internal::AliasState::kDisposed, std::memory_order_release);
+        internal::unlink(r, a);
+      }
+      a = next;
+    }
+  }
+  // The finalizers stay registered (the aliases may be unreachable already, so
+  // they must not be touched outside the mutex); they will find nothing to do.
+  internal::counters().disposed.fetch_add(static_cast<int64_t>(refs.size()),
+                                          std::memory_order_relaxed);
+  for (TensorImpl* p : refs) internal::give_back(p);
+}
+
+}  // namespace testing
+}  // namespace custody::gc
