@@ -31,7 +31,7 @@ bool tracking() {
 
 void set_tracking(bool on) { g_tracking.store(on ? 1 : 0, std::memory_order_relaxed); }
 
-std::string capture(int skip) {
+std::string capture(int skip) noexcept try {
   if (!tracking()) return {};
   void* frames[kMaxFrames];
   // +1 skips capture() itself.
@@ -43,6 +43,8 @@ std::string capture(int skip) {
     absl::StrAppendFormat(&out, "    #%d %p %s\n", i, frames[i], sym);
   }
   return out;
+} catch (...) {
+  return {};
 }
 
 std::string describe(const char* what, const std::string& site) {

@@ -22,8 +22,9 @@ bool tracking();
 void set_tracking(bool on);
 
 // The calling stack as text, one "    #i 0xADDR symbol" line per frame,
-// skipping `skip` frames above the caller. Empty when tracking is off.
-std::string capture(int skip = 0);
+// skipping `skip` frames above the caller. Empty when tracking is off, and
+// when memory runs out (never throws: policies call it on release paths).
+std::string capture(int skip = 0) noexcept;
 
 // Prefixes `site` with a header line ("  created at:\n"), or returns a hint to
 // turn tracking on when `site` is empty.

@@ -9,6 +9,10 @@
 #define CUSTODY_POLICIES_SCOPE_CONTRACT_SUITE_H_
 
 #include <atomic>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -365,18 +369,102 @@ TYPED_TEST_P(ScopeContractTest, EndingAScopeIsIdempotent) {
   EXPECT_TRUE(a.is_disposed());
 }
 
-TYPED_TEST_P(ScopeContractTest, MovedScopeObjectEndsOnce) {
+TYPED_TEST_P(ScopeContractTest, AScopeEndsOnlyOnItsOwnThread) {
+  using T = TypeParam;
+  static_assert(!std::is_move_constructible_v<scope::DisposeScope>,
+                "a scope is not movable: it ends on the thread that opened it");
+  auto d = scope::new_dispose_scope();
+  T a = T::ones({2});
+  std::string message;
+  this->on_fresh_thread([&] {
+    try {
+      d.dispose();
+    } catch (const LifetimeError& e) {
+      message = e.what();
+    }
+    EXPECT_THROW(d.dispose_everything(), LifetimeError);
+    EXPECT_THROW((void)a.detach_from_dispose_scope(), LifetimeError);
+    EXPECT_THROW((void)a.move_to_outer_dispose_scope(), LifetimeError);
+  });
+  EXPECT_NE(message.find("another thread"), std::string::npos) << message;
+  EXPECT_FALSE(a.is_disposed());
+  EXPECT_TRUE(a.is_in_dispose_scope());
+}
+
+TYPED_TEST_P(ScopeContractTest, DisposingAScopedTensorFromAnotherThreadGivesItBackOnce) {
   using T = TypeParam;
   const int64_t live0 = TestFixture::live();
+  auto d = scope::new_dispose_scope();
+  T a = T::ones({64});
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) threads.emplace_back([a]() mutable { a.dispose(); });
+  for (auto& t : threads) t.join();
+  EXPECT_TRUE(a.is_disposed());
+  EXPECT_FALSE(a.is_in_dispose_scope());
+  EXPECT_EQ(TestFixture::live(), live0) << "given back exactly once";
+  EXPECT_EQ(d.size(), 1) << "the empty entry stays registered until the scope ends";
+  d.dispose();
+  EXPECT_EQ(TestFixture::live(), live0);
+}
+
+TYPED_TEST_P(ScopeContractTest, CodeRunByADisposalSeesNoHalfEndedScope) {
+  // A from_blob deleter runs when the scope gives the blob back; tensors it
+  // creates land in the enclosing scope, and the scope's other tensors are fine.
+  using T = TypeParam;
+  if (!T::backend_type::device().is_cpu()) GTEST_SKIP() << "host memory blob";
+  const int64_t live0 = TestFixture::live();
+  std::vector<float> data = {1, 2, 3};
+  int64_t made_in_deleter = 0;
+  auto outer = scope::new_dispose_scope();
+  T survivor;
   {
     auto d = scope::new_dispose_scope();
-    T a = T::ones({1});
-    scope::DisposeScope moved = std::move(d);
-    EXPECT_TRUE(d.is_disposed());
-    EXPECT_FALSE(a.is_disposed()) << "moving the scope object does not end the scope";
-    EXPECT_EQ(moved.size(), 1);
+    T before = T::ones({2});
+    T blob = T::from_blob(data.data(), std::vector<int64_t>{3}, ScalarType::Float, [&](void*) {
+      T made = T::zeros({1});
+      made_in_deleter = made.numel();
+      survivor = made;
+    });
+    T after = blob.mul(2);
   }
+  EXPECT_EQ(made_in_deleter, 1);
+  EXPECT_FALSE(survivor.is_disposed()) << "registered in the enclosing scope";
+  EXPECT_EQ(outer.size(), 1);
+  outer.dispose();
   EXPECT_EQ(TestFixture::live(), live0);
+}
+
+TYPED_TEST_P(ScopeContractTest, WithRcScopeRefusesContainersOfTensorsAtCompileTime) {
+  using T = TypeParam;
+  static_assert(scope::internal::kHoldsScopeHandle<T>);
+  static_assert(scope::internal::kHoldsScopeHandle<std::vector<T>>);
+  static_assert(scope::internal::kHoldsScopeHandle<std::optional<T>>);
+  static_assert(scope::internal::kHoldsScopeHandle<std::pair<int, T>>);
+  static_assert(scope::internal::kHoldsScopeHandle<std::tuple<float, std::vector<T>>>);
+  static_assert(!scope::internal::kHoldsScopeHandle<std::vector<double>>);
+  static_assert(!scope::internal::kHoldsScopeHandle<std::string>);
+  SUCCEED();
+}
+
+TYPED_TEST_P(ScopeContractTest, AllowUnscopedIsPerThread) {
+  using T = TypeParam;
+  std::atomic<int> stage{0};
+  bool other_allowed = true;
+  std::thread other([&] {
+    while (stage.load() < 1) std::this_thread::yield();
+    other_allowed = scope::allow_unscoped();
+    stage = 2;
+  });
+  {
+    scope::AllowUnscoped allow;
+    EXPECT_TRUE(scope::allow_unscoped());
+    stage = 1;
+    while (stage.load() < 2) std::this_thread::yield();
+  }
+  other.join();
+  EXPECT_FALSE(other_allowed) << "an AllowUnscoped block affects only its own thread";
+  EXPECT_FALSE(scope::allow_unscoped());
+  (void)sizeof(T);
 }
 
 // ---- no scope ------------------------------------------------------------------
@@ -753,25 +841,47 @@ TYPED_TEST_P(ScopeContractTest, SixteenThreadsOfTwoThousandStepsEndWithZeroLiveT
 }
 
 REGISTER_TYPED_TEST_SUITE_P(
-    ScopeContractTest, TensorsCreatedInAScopeDieWithIt, HandleDestructorDoesNotDisposeAScopedTensor,
-    NestedScopesReturnTheLiveCountToItsValueBefore, TheInnermostScopeRegisters, ScopesAreDynamic,
+    ScopeContractTest,
+    TensorsCreatedInAScopeDieWithIt,
+    HandleDestructorDoesNotDisposeAScopedTensor,
+    NestedScopesReturnTheLiveCountToItsValueBefore,
+    TheInnermostScopeRegisters,
+    ScopesAreDynamic,
     DisposeEverythingDisposesAllAndKeepsTheScopeOpen,
-    DisposeEverythingButKeepsOnlyTheNamedAndTheyDieWithTheScope, DisposeEverythingButTakesAVector,
-    ATensorMovedOutOfAnInnerScopeLivesUntilTheOuterEnds, AccumulatorLoopFromTheGuide,
-    ReturningFromAFunctionWithItsOwnScope, MoveToOuterWithNoOuterScopeDetaches,
-    MoveToOuterOfADetachedTensorIsANoOp, DetachedTensorSurvivesItsScopeAndItsLastHandleGivesItBack,
-    DetachedTensorCanBeDisposedByHand, AttachRegistersADetachedTensor, MoveToOtherDisposeScope,
-    AttachToAnEndedScopeIsALifetimeError, ScopesClosedOutOfOrderAreUnlinkedSafely,
-    EndingAScopeIsIdempotent, MovedScopeObjectEndsOnce,
+    DisposeEverythingButKeepsOnlyTheNamedAndTheyDieWithTheScope,
+    DisposeEverythingButTakesAVector,
+    ATensorMovedOutOfAnInnerScopeLivesUntilTheOuterEnds,
+    AccumulatorLoopFromTheGuide,
+    ReturningFromAFunctionWithItsOwnScope,
+    MoveToOuterWithNoOuterScopeDetaches,
+    MoveToOuterOfADetachedTensorIsANoOp,
+    DetachedTensorSurvivesItsScopeAndItsLastHandleGivesItBack,
+    DetachedTensorCanBeDisposedByHand,
+    AttachRegistersADetachedTensor,
+    MoveToOtherDisposeScope,
+    AttachToAnEndedScopeIsALifetimeError,
+    ScopesClosedOutOfOrderAreUnlinkedSafely,
+    EndingAScopeIsIdempotent,
+    AScopeEndsOnlyOnItsOwnThread,
+    DisposingAScopedTensorFromAnotherThreadGivesItBackOnce,
+    CodeRunByADisposalSeesNoHalfEndedScope,
+    WithRcScopeRefusesContainersOfTensorsAtCompileTime,
+    AllowUnscopedIsPerThread,
     CreatingATensorWithNoScopeIsALifetimeErrorThatSaysToAddOne,
-    UnscopedTensorsWhenAllowedAreCountedOutside, DisposeGivesBackNowAndTwiceCountsOnce,
-    StatisticsAreExactAndReset, HandleCopiesShareTheEntryAliasIsIndependent,
-    UseAfterScopeEndIsALifetimeErrorNamingTheOpAndTheCause, UseAfterDisposeEverythingSaysSo,
-    LifetimeErrorNamesTheCreationSiteWhenTracking, DefaultHandleIsUnusable,
+    UnscopedTensorsWhenAllowedAreCountedOutside,
+    DisposeGivesBackNowAndTwiceCountsOnce,
+    StatisticsAreExactAndReset,
+    HandleCopiesShareTheEntryAliasIsIndependent,
+    UseAfterScopeEndIsALifetimeErrorNamingTheOpAndTheCause,
+    UseAfterDisposeEverythingSaysSo,
+    LifetimeErrorNamesTheCreationSiteWhenTracking,
+    DefaultHandleIsUnusable,
     AnExceptionInsideADisposeScopeLeaksNothingAndPropagates,
     AnExceptionInsideEveryRcScopeFormLeaksNothingAndPropagates,
-    WithRcScopeDisposesEverythingAndReturnsTheValue, WithRcScopeTensorTransfersWithRefcountOne,
-    WithRcScopeTensorsMovesAVectorOut, WithRcScopeTensorReturningAnOuterTensorLeavesItAlone,
+    WithRcScopeDisposesEverythingAndReturnsTheValue,
+    WithRcScopeTensorTransfersWithRefcountOne,
+    WithRcScopeTensorsMovesAVectorOut,
+    WithRcScopeTensorReturningAnOuterTensorLeavesItAlone,
     WithRcScopeTensorWithNoOuterScopeIsALifetimeError,
     AViewMovedOutKeepsTheStorageOfItsDisposedBase,
     ATensorHandedToAnotherThreadSurvivesTheFirstThreadsScope,

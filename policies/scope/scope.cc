@@ -2,23 +2,30 @@
 
 #include "policies/scope/scope.h"
 
+#include <cstdio>
+#include <vector>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/shape.h"
 #include "core/sites.h"
 
 namespace custody::scope {
 namespace internal {
 
 struct ThreadState {
+  uint64_t id = 0;              // unique for the process lifetime (never reused)
   ScopeState* innermost = nullptr;
   int64_t depth = 0;
+  int allow_unscoped = -1;      // AllowUnscoped override: -1 none
   Statistics stats;
 };
 
 // One open scope. Its entries form a circular list through `head`.
 struct ScopeState {
   ThreadState* thread = nullptr;
+  uint64_t thread_id = 0;
   ScopeState* outer = nullptr;  // the scope enclosing this one (towards the bottom of the stack)
   ScopeState* inner = nullptr;  // the scope opened inside this one, if any
   Entry head;                   // sentinel
@@ -29,14 +36,21 @@ struct ScopeState {
 namespace {
 
 std::atomic<bool> g_allow_unscoped{false};
+std::atomic<uint64_t> g_next_thread_id{1};
 
 ThreadState& me() {
-  thread_local ThreadState state;
+  thread_local ThreadState state{.id = g_next_thread_id.fetch_add(1, std::memory_order_relaxed)};
   return state;
+}
+
+bool unscoped_allowed(const ThreadState& ts) {
+  return ts.allow_unscoped >= 0 ? ts.allow_unscoped == 1
+                                : g_allow_unscoped.load(std::memory_order_relaxed);
 }
 
 void link(ScopeState* s, Entry* e) {
   e->scope = s;
+  e->owner.store(s->thread_id, std::memory_order_release);
   e->next = &s->head;
   e->prev = s->head.prev;
   s->head.prev->next = e;
@@ -50,6 +64,7 @@ void unlink(Entry* e) {
   e->prev = e->next = nullptr;
   --e->scope->count;
   e->scope = nullptr;
+  e->owner.store(0, std::memory_order_release);
 }
 
 // Drops one anchor; frees the entry when it was the last (Note [Entry lifetime]).
@@ -57,50 +72,54 @@ void drop_anchor(Entry* e) {
   if (e->anchors.fetch_sub(1, std::memory_order_acq_rel) == 1) delete e;
 }
 
-// Takes the reference out of `e` (the caller releases it).
+// Takes the reference out of `e` (null if someone disposed it first); the
+// caller gives it back (by letting the returned Ref go).
 ImplRef take(Entry* e, DisposedBy why) {
+  TensorImpl* impl = e->impl.exchange(nullptr, std::memory_order_acq_rel);
+  if (impl == nullptr) return ImplRef();
   e->disposed_by = why;
   e->disposed_site = sites::capture();
-  return std::move(e->ref);
+  return ImplRef(kAdopt, impl);
+}
+
+bool on_this_thread(const Entry* e) {
+  return e->owner.load(std::memory_order_acquire) == me().id;
+}
+
+[[noreturn]] void throw_other_thread(const char* op) {
+  throw LifetimeError(absl::StrFormat(
+      "%s: the dispose scope involved belongs to another thread; scopes are per thread — "
+      "detach_from_dispose_scope() on the owning thread, hand the tensor over, then attach it "
+      "to a scope of this thread", op));
 }
 
 void check_thread(const ScopeState* s, const char* op) {
-  if (s->thread != &me()) {
-    throw LifetimeError(absl::StrFormat(
-        "%s: the dispose scope involved belongs to another thread; scopes are per thread — "
-        "detach_from_dispose_scope() on the owning thread, hand the tensor over, then attach it "
-        "to a scope of this thread", op));
-  }
+  if (s->thread_id != me().id) throw_other_thread(op);
 }
 
-// Disposes every entry of the (already spliced-out) list starting after `head`.
-void dispose_list(Entry* first, Entry* end, DisposedBy why) {
+// Empties `s` (or only what `keep` does not name), disposing what it held:
+// first every reference is taken and every anchor dropped, then the
+// references are given back, so code they run (a from_blob deleter) sees no
+// half-ended scope (Note [Entry lifetime]).
+void empty_scope(ScopeState* s, DisposedBy why,
+                 const absl::flat_hash_set<const Entry*>* keep = nullptr) {
+  std::vector<ImplRef> refs;
+  refs.reserve(static_cast<size_t>(s->count));  // may throw: nothing changed yet
   Statistics& st = me().stats;
-  for (Entry* e = first; e != end;) {
+  for (Entry* e = s->head.next; e != &s->head;) {
     Entry* next = e->next;
-    e->prev = e->next = nullptr;
-    e->scope = nullptr;
-    ImplRef r;
-    if (e->ref) {
-      r = take(e, why);
-      ++st.disposed_in_scope;
+    if (keep == nullptr || !keep->contains(e)) {
+      unlink(e);
+      ImplRef r = take(e, why);
+      if (r) {
+        ++st.disposed_in_scope;
+        refs.push_back(std::move(r));  // capacity reserved: cannot throw
+      }
+      drop_anchor(e);
     }
-    drop_anchor(e);
     e = next;
-    // `r` goes here: the tensor reference is given back.
   }
-}
-
-// Moves every entry of `s` onto a local list and returns it (empty `s`).
-void splice_out(ScopeState* s, Entry* local_head) {
-  local_head->prev = local_head->next = local_head;
-  if (s->head.next == &s->head) return;
-  local_head->next = s->head.next;
-  local_head->prev = s->head.prev;
-  local_head->next->prev = local_head;
-  local_head->prev->next = local_head;
-  s->head.prev = s->head.next = &s->head;
-  s->count = 0;
+  // `refs` goes here: the references are given back.
 }
 
 }  // namespace
@@ -108,15 +127,18 @@ void splice_out(ScopeState* s, Entry* local_head) {
 Entry* new_entry(ImplRef ref) {
   ThreadState& ts = me();
   ScopeState* s = ts.innermost;
-  if (s == nullptr && !g_allow_unscoped.load(std::memory_order_relaxed)) {
-    throw LifetimeError(
-        "creating a tensor with no dispose scope open on this thread: open one around the code "
-        "(`auto scope = custody::scope::new_dispose_scope();` or custody::scope::with_rc_scope), "
-        "or allow unscoped tensors with custody::scope::set_allow_unscoped(true)");
+  if (s == nullptr && !unscoped_allowed(ts)) {
+    throw LifetimeError(absl::StrFormat(
+        "creating a %s tensor of shape %s with no dispose scope open on this thread: open one "
+        "around the code (`auto scope = custody::scope::new_dispose_scope();` or "
+        "custody::scope::with_rc_scope), or allow unscoped tensors with "
+        "custody::scope::set_allow_unscoped(true)",
+        dtype_name(ref->scalar_type()), shape_str(ref->sizes())));
   }
-  auto* e = new Entry;
-  e->ref = std::move(ref);
-  e->site = sites::capture();
+  std::string site = sites::capture();
+  auto* e = new Entry;  // may throw: `ref` is given back by its destructor
+  e->site = std::move(site);
+  e->impl.store(ref.leak(), std::memory_order_release);
   if (s != nullptr) {
     e->anchors.store(2, std::memory_order_relaxed);
     link(s, e);
@@ -133,35 +155,37 @@ void drop_handle(Entry* e) {
   if (e->anchors.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   // Last anchor: not registered, no handle left. A detached tensor never
   // disposed is given back now (Note [Entry lifetime]).
-  ImplRef r;
-  if (e->ref) {
-    r = take(e, DisposedBy::kLastHandle);
-    ++me().stats.disposed_outside_scope;
-  }
+  ImplRef r = take(e, DisposedBy::kLastHandle);
+  if (r) ++me().stats.disposed_outside_scope;
   delete e;
 }
 
 void dispose(Entry* e) {
-  if (!e->ref) return;  // idempotent: counts once
-  ScopeState* s = e->scope;
+  if (e->impl.load(std::memory_order_acquire) == nullptr) return;  // idempotent
   Statistics& st = me().stats;
-  ImplRef r = take(e, DisposedBy::kDispose);
-  if (s == nullptr) {
-    ++st.disposed_outside_scope;
-  } else {
+  if (on_this_thread(e)) {  // registered in one of this thread's scopes: leave it now
+    ImplRef r = take(e, DisposedBy::kDispose);
+    if (!r) return;
     ++st.disposed_in_scope;
-    if (s->thread == &me()) {  // leave the scope now (else its end drops the entry)
-      unlink(e);
-      drop_anchor(e);  // the caller's handle keeps the entry alive
-    }
+    unlink(e);
+    drop_anchor(e);  // the caller's handle keeps the entry alive
+    return;
+  }
+  // Detached, or registered on another thread (whose scope drops the empty entry).
+  const bool registered = e->owner.load(std::memory_order_acquire) != 0;
+  ImplRef r = take(e, DisposedBy::kDispose);
+  if (!r) return;  // someone else disposed it first: counts once
+  if (registered) {
+    ++st.disposed_in_scope;
+  } else {
+    ++st.disposed_outside_scope;
   }
 }
 
 void move_to_outer(Entry* e) {
-  ScopeState* s = e->scope;
-  if (s == nullptr) return;  // already outside every scope
-  check_thread(s, "move_to_outer_dispose_scope");
-  ScopeState* outer = s->outer;
+  if (e->owner.load(std::memory_order_acquire) == 0) return;  // already outside every scope
+  if (!on_this_thread(e)) throw_other_thread("move_to_outer_dispose_scope");
+  ScopeState* outer = e->scope->outer;
   unlink(e);
   if (outer != nullptr) {
     link(outer, e);
@@ -172,28 +196,28 @@ void move_to_outer(Entry* e) {
 }
 
 void detach(Entry* e) {
-  ScopeState* s = e->scope;
-  if (s == nullptr) return;
-  check_thread(s, "detach_from_dispose_scope");
+  if (e->owner.load(std::memory_order_acquire) == 0) return;
+  if (!on_this_thread(e)) throw_other_thread("detach_from_dispose_scope");
   unlink(e);
   ++me().stats.detached_from_scope;
   drop_anchor(e);
 }
 
-void attach(ScopeState* s, Entry* e) {
+void attach(ScopeState* s, Entry* e, const char* op) {
   if (s == nullptr) {
-    throw LifetimeError("attach: this dispose scope has ended; attach to an open scope");
+    throw LifetimeError(absl::StrFormat("%s: the dispose scope has ended; use an open scope", op));
   }
-  check_thread(s, "attach");
-  if (e->scope == s) return;
-  if (e->scope != nullptr) {
-    check_thread(e->scope, "attach");
-    unlink(e);
+  check_thread(s, op);
+  const uint64_t owner = e->owner.load(std::memory_order_acquire);
+  if (owner != 0) {
+    if (owner != me().id) throw_other_thread(op);
+    if (e->scope == s) return;
+    unlink(e);  // a move between two scopes of this thread
   } else {
     e->anchors.fetch_add(1, std::memory_order_relaxed);
+    ++me().stats.attached_to_scope;
   }
   link(s, e);
-  ++me().stats.attached_to_scope;
 }
 
 void hand_out(ScopeState* inner, Entry* e, const char* op) {
@@ -201,7 +225,7 @@ void hand_out(ScopeState* inner, Entry* e, const char* op) {
   if (inner->outer != nullptr) {
     unlink(e);
     link(inner->outer, e);
-  } else if (g_allow_unscoped.load(std::memory_order_relaxed)) {
+  } else if (unscoped_allowed(me())) {
     unlink(e);
     ++me().stats.detached_from_scope;
     drop_anchor(e);
@@ -233,10 +257,14 @@ void throw_disposed(const Entry* e, const char* op) {
       why = "it was disposed";
       break;
   }
-  std::string msg = absl::StrFormat("%s: this tensor was disposed: %s", op, why);
-  if (!e->site.empty()) absl::StrAppend(&msg, "\n", sites::describe("created at", e->site));
-  if (!e->disposed_site.empty()) {
-    absl::StrAppend(&msg, sites::describe("disposed at", e->disposed_site));
+  std::string msg = absl::StrFormat("%s: this tensor was disposed: %s\n", op, why);
+  if (e->site.empty() && e->disposed_site.empty()) {
+    absl::StrAppend(&msg, sites::describe("created at", e->site));
+  } else {
+    if (!e->site.empty()) absl::StrAppend(&msg, sites::describe("created at", e->site));
+    if (!e->disposed_site.empty()) {
+      absl::StrAppend(&msg, sites::describe("disposed at", e->disposed_site));
+    }
   }
   throw LifetimeError(msg);
 }
@@ -253,26 +281,40 @@ ScopeState* state_of(const DisposeScope& s) { return s.state_; }
 DisposeScope::DisposeScope() : state_(new internal::ScopeState) {
   internal::ThreadState& ts = internal::me();
   state_->thread = &ts;
+  state_->thread_id = ts.id;
   state_->outer = ts.innermost;
   if (ts.innermost != nullptr) ts.innermost->inner = state_;
   ts.innermost = state_;
   ++ts.depth;
 }
 
-DisposeScope& DisposeScope::operator=(DisposeScope&& o) noexcept {
-  if (this != &o) {
-    end(internal::DisposedBy::kScopeEnd);
-    state_ = std::exchange(o.state_, nullptr);
+DisposeScope::~DisposeScope() {
+  if (state_ != nullptr && state_->thread_id != internal::me().id) {
+    // Only reachable by destroying a heap-allocated scope on another thread.
+    // Touching the owner's scope stack from here would be a data race: leave
+    // the scope open (its tensors stay registered) and say so.
+    std::fprintf(stderr,
+                 "custody::scope: a DisposeScope was destroyed on another thread than the one "
+                 "that opened it; its %lld tensors were not disposed (end scopes on their own "
+                 "thread)\n",
+                 static_cast<long long>(state_->count));
+    return;
   }
-  return *this;
+  end();
 }
 
-void DisposeScope::end(internal::DisposedBy why) noexcept {
+void DisposeScope::dispose() {
+  if (state_ == nullptr) return;
+  internal::check_thread(state_, "dispose_scope");
+  end();
+}
+
+void DisposeScope::end() noexcept {
   internal::ScopeState* s = std::exchange(state_, nullptr);
   if (s == nullptr) return;
-  // Unlink the scope first (safe when closed out of order), so that anything
-  // created while disposing (e.g. by a from_blob deleter) lands in the outer
-  // scope, then dispose the entries from a local list.
+  // Unlink the scope from the thread's stack first (safe when closed out of
+  // order), so that anything created while disposing (e.g. by a from_blob
+  // deleter) lands in the enclosing scope.
   internal::ThreadState& ts = *s->thread;
   if (s->inner != nullptr) {
     s->inner->outer = s->outer;
@@ -281,35 +323,19 @@ void DisposeScope::end(internal::DisposedBy why) noexcept {
   }
   if (s->outer != nullptr) s->outer->inner = s->inner;
   --ts.depth;
-  internal::Entry local;
-  internal::splice_out(s, &local);
+  internal::empty_scope(s, internal::DisposedBy::kScopeEnd);  // bad_alloc here: terminate
   delete s;
-  internal::dispose_list(local.next, &local, why);
 }
 
 void DisposeScope::dispose_everything() {
-  internal::ScopeState* s = state_checked("dispose_everything");
-  internal::Entry local;
-  internal::splice_out(s, &local);
-  internal::dispose_list(local.next, &local, internal::DisposedBy::kDisposeEverything);
+  internal::empty_scope(state_checked("dispose_everything"),
+                        internal::DisposedBy::kDisposeEverything);
 }
 
 void DisposeScope::dispose_everything_but_entries(const internal::Entry* const* keep, size_t n) {
   internal::ScopeState* s = state_checked("dispose_everything_but");
-  absl::flat_hash_set<const internal::Entry*> kept(keep, keep + n);
-  internal::Entry local;
-  internal::splice_out(s, &local);
-  // Put the kept entries back, dispose the rest.
-  for (internal::Entry* e = local.next; e != &local;) {
-    internal::Entry* next = e->next;
-    if (kept.contains(e)) {
-      e->prev->next = e->next;
-      e->next->prev = e->prev;
-      internal::link(s, e);
-    }
-    e = next;
-  }
-  internal::dispose_list(local.next, &local, internal::DisposedBy::kDisposeEverything);
+  const absl::flat_hash_set<const internal::Entry*> kept(keep, keep + n);
+  internal::empty_scope(s, internal::DisposedBy::kDisposeEverything, &kept);
 }
 
 internal::ScopeState* DisposeScope::state_checked(const char* op) const {
@@ -325,7 +351,12 @@ int64_t DisposeScope::size() const { return state_ == nullptr ? 0 : state_->coun
 int64_t depth() { return internal::me().depth; }
 
 void set_allow_unscoped(bool allow) { internal::g_allow_unscoped.store(allow); }
-bool allow_unscoped() { return internal::g_allow_unscoped.load(); }
+bool allow_unscoped() { return internal::unscoped_allowed(internal::me()); }
+
+AllowUnscoped::AllowUnscoped(bool allow) : old_(internal::me().allow_unscoped) {
+  internal::me().allow_unscoped = allow ? 1 : 0;
+}
+AllowUnscoped::~AllowUnscoped() { internal::me().allow_unscoped = old_; }
 
 std::string Statistics::to_string() const {
   return absl::StrFormat(

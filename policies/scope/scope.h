@@ -53,20 +53,29 @@
 // Note [Scope thread affinity]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // A scope and its registration list belong to the thread that opened it; no
-// lock guards them. Operations that change a tensor's registration (scope end,
-// dispose_everything*, move*, detach, attach) must run on the thread owning
-// the scopes involved and throw LifetimeError otherwise. Reading a scoped
-// tensor (ops, views, aliases) from other threads while its scope is open is
-// allowed: refcounts are atomic. `dispose()` from another thread releases the
-// tensor and leaves the (now empty) entry registered until its scope ends.
+// lock guards them. Operations that change a tensor's registration (ending a
+// scope, dispose_everything*, move*, detach, attach) run on the thread owning
+// the scopes involved and throw LifetimeError on any other. DisposeScope is
+// not movable, so it ends where it was opened. Other threads may read a scoped
+// tensor (ops, views, aliases) while its scope is open — refcounts are atomic
+// — and may dispose() it: the reference is exchanged out atomically (given
+// back once, however many threads race) and the empty entry stays registered
+// until its scope ends. As in every policy, disposing a tensor while another
+// thread is still computing with it is a race in the caller's program.
 //
 // Note [Entry lifetime]
 // ~~~~~~~~~~~~~~~~~~~~~
 // An entry carries `anchors` = number of handles + 1 while it is registered in
 // a scope. Whoever drops the last anchor frees the entry (and, if it was never
 // disposed, disposes it first — only possible for a detached entry). The
-// tensor reference itself (`ref`) is released exactly once, by whoever first
-// disposes the entry.
+// tensor reference (`impl`) is exchanged out exactly once, by whoever first
+// disposes the entry. A scope's end first empties its list (taking every
+// reference, dropping its anchors), then gives the references back: code run
+// by a release (a from_blob deleter) never sees a half-ended scope.
+//
+// Statistics count on the thread that does the work: a tensor created on one
+// thread and disposed on another leaves +1 on the first and -1 on the second
+// (the sum over threads balances).
 
 #ifndef CUSTODY_POLICIES_SCOPE_SCOPE_H_
 #define CUSTODY_POLICIES_SCOPE_SCOPE_H_
@@ -75,6 +84,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -95,8 +105,13 @@ struct ThreadState;
 enum class DisposedBy : uint8_t { kNotYet, kScopeEnd, kDisposeEverything, kDispose, kLastHandle };
 
 struct Entry {
-  ImplRef ref;                         // null once disposed
+  // The entry's one reference on the tensor; null once disposed. Exchanged
+  // atomically, so racing disposals give the reference back exactly once.
+  std::atomic<TensorImpl*> impl{nullptr};
   std::atomic<int64_t> anchors{1};     // handles + (registered ? 1 : 0)
+  // The id of the thread whose scope holds the entry (0: not registered).
+  // Written by that thread only; other threads read it to stay off `scope`.
+  std::atomic<uint64_t> owner{0};
   ScopeState* scope = nullptr;         // registration; owned by the scope's thread
   Entry* prev = nullptr;               // scope list links
   Entry* next = nullptr;
@@ -111,7 +126,7 @@ void drop_handle(Entry* e);
 void dispose(Entry* e);
 void move_to_outer(Entry* e);
 void detach(Entry* e);
-void attach(ScopeState* s, Entry* e);
+void attach(ScopeState* s, Entry* e, const char* op);
 [[noreturn]] void throw_disposed(const Entry* e, const char* op);
 [[noreturn]] void throw_null(const char* op);
 ScopeState* state_of(const DisposeScope& s);
@@ -150,7 +165,9 @@ struct Policy {
     void dispose() {
       if (entry_) internal::dispose(entry_);
     }
-    bool is_disposed() const { return entry_ == nullptr || !entry_->ref; }
+    bool is_disposed() const {
+      return entry_ == nullptr || entry_->impl.load(std::memory_order_acquire) == nullptr;
+    }
 
     // Re-registers the tensor in the scope enclosing its current one (or
     // detaches it when there is none). Returns a handle to it, for
@@ -169,16 +186,20 @@ struct Policy {
     // Registers the tensor in `other` (a scope of this thread).
     Derived move_to_other_dispose_scope(const DisposeScope& other) const {
       checked_impl("move_to_other_dispose_scope");
-      internal::attach(internal::state_of(other), entry_);
+      internal::attach(internal::state_of(other), entry_, "move_to_other_dispose_scope");
       return self();
     }
     // True while the tensor is registered in some scope.
-    bool is_in_dispose_scope() const { return entry_ != nullptr && entry_->scope != nullptr; }
+    bool is_in_dispose_scope() const {
+      return entry_ != nullptr && entry_->owner.load(std::memory_order_acquire) != 0 &&
+             !is_disposed();
+    }
 
     const TensorImpl& checked_impl(const char* op) const {
       if (!entry_) internal::throw_null(op);
-      if (!entry_->ref) internal::throw_disposed(entry_, op);
-      return *entry_->ref;
+      const TensorImpl* impl = entry_->impl.load(std::memory_order_acquire);
+      if (impl == nullptr) internal::throw_disposed(entry_, op);
+      return *impl;
     }
     void release_reference() { dispose(); }
 
@@ -191,21 +212,44 @@ struct Policy {
 };
 
 template <class T>
-concept ScopeHandle = std::is_same_v<typename T::policy_type, Policy>;
+concept ScopeHandle = requires { typename T::policy_type; } &&
+                      std::is_same_v<typename T::policy_type, Policy>;
 
-// One dynamic scope (TorchSharp's DisposeScope). Movable, not copyable; ends
-// when destroyed or `dispose()`d, disposing what is registered in it.
+namespace internal {
+// True for a scope handle and for ranges, optionals and tuple-likes holding
+// one (what with_rc_scope must not return: the scope would dispose them).
+template <class T, class = void>
+struct HoldsScopeHandle : std::false_type {};
+template <class T>
+inline constexpr bool kHoldsScopeHandle = HoldsScopeHandle<std::remove_cvref_t<T>>::value;
+template <class T>
+  requires ScopeHandle<T>
+struct HoldsScopeHandle<T, void> : std::true_type {};
+template <class T>
+  requires(!ScopeHandle<T> && requires { typename T::value_type; })
+struct HoldsScopeHandle<T, void> : std::bool_constant<kHoldsScopeHandle<typename T::value_type>> {};
+template <class A, class B>
+struct HoldsScopeHandle<std::pair<A, B>, void>
+    : std::bool_constant<kHoldsScopeHandle<A> || kHoldsScopeHandle<B>> {};
+template <class... Ts>
+struct HoldsScopeHandle<std::tuple<Ts...>, void> : std::bool_constant<(kHoldsScopeHandle<Ts> || ...)> {};
+}  // namespace internal
+
+// One dynamic scope (TorchSharp's DisposeScope). Ends when destroyed or
+// `dispose()`d, disposing what is registered in it.
 class DisposeScope {
  public:
   DisposeScope();  // opens a scope on this thread (innermost from now on)
-  DisposeScope(DisposeScope&& o) noexcept : state_(std::exchange(o.state_, nullptr)) {}
-  DisposeScope& operator=(DisposeScope&& o) noexcept;
+  // Neither copyable nor movable, like std::lock_guard: a scope ends on the
+  // thread that opened it (`auto d = new_dispose_scope();` still works: C++17
+  // guaranteed copy elision).
   DisposeScope(const DisposeScope&) = delete;
   DisposeScope& operator=(const DisposeScope&) = delete;
-  ~DisposeScope() { end(internal::DisposedBy::kScopeEnd); }
+  ~DisposeScope();
 
   // Ends the scope now (idempotent), disposing everything registered in it.
-  void dispose() { end(internal::DisposedBy::kScopeEnd); }
+  // LifetimeError on another thread than the one that opened it.
+  void dispose();
   bool is_disposed() const { return state_ == nullptr; }
 
   // Disposes everything registered now; the scope stays open.
@@ -229,7 +273,7 @@ class DisposeScope {
   template <ScopeHandle T>
   T attach(const T& t) {
     t.checked_impl("attach");
-    internal::attach(state_checked("attach"), internal::Access::entry(t));
+    internal::attach(state_checked("attach"), internal::Access::entry(t), "attach");
     return t;
   }
   template <ScopeHandle T>
@@ -237,12 +281,13 @@ class DisposeScope {
     for (const T& t : ts) attach(t);
   }
 
-  // Number of tensors registered here and not yet disposed.
+  // Number of tensors registered here (a tensor disposed by another thread
+  // stays registered, empty, until the scope ends).
   int64_t size() const;
 
  private:
   friend internal::ScopeState* internal::state_of(const DisposeScope& s);
-  void end(internal::DisposedBy why) noexcept;
+  void end() noexcept;
   void dispose_everything_but_entries(const internal::Entry* const* keep, size_t n);
   internal::ScopeState* state_checked(const char* op) const;
 
@@ -256,19 +301,19 @@ inline DisposeScope new_dispose_scope() { return DisposeScope(); }
 int64_t depth();
 
 // Unscoped tensors: off by default (creating a tensor with no open scope is a
-// LifetimeError). Process-wide.
+// LifetimeError). set_allow_unscoped is process-wide; AllowUnscoped overrides
+// it for a block on the current thread only.
 void set_allow_unscoped(bool allow);
-bool allow_unscoped();
-// RAII form of set_allow_unscoped for a block.
+bool allow_unscoped();  // for this thread: its AllowUnscoped override, else the process setting
 class AllowUnscoped {
  public:
-  explicit AllowUnscoped(bool allow = true) : old_(allow_unscoped()) { set_allow_unscoped(allow); }
-  ~AllowUnscoped() { set_allow_unscoped(old_); }
+  explicit AllowUnscoped(bool allow = true);
+  ~AllowUnscoped();
   AllowUnscoped(const AllowUnscoped&) = delete;
   AllowUnscoped& operator=(const AllowUnscoped&) = delete;
 
  private:
-  bool old_;
+  int old_;  // the thread's previous override: -1 none, 0 or 1
 };
 
 // Per-thread statistics (TorchSharp's DisposeScopeManager.Statistics), exact.
@@ -299,9 +344,10 @@ Statistics& thread_statistics();
 template <class Fn>
 auto with_rc_scope(Fn&& fn) -> std::invoke_result_t<Fn&> {
   using R = std::invoke_result_t<Fn&>;
-  static_assert(!ScopeHandle<std::remove_cvref_t<R>>,
-                "with_rc_scope: the callback returns a tensor, which would be disposed with the "
-                "scope; use with_rc_scope_tensor (or with_rc_scope_tensors for a vector)");
+  static_assert(!internal::kHoldsScopeHandle<R>,
+                "with_rc_scope: the callback returns a tensor (or a container holding one), which "
+                "would be disposed with the scope; use with_rc_scope_tensor, or "
+                "with_rc_scope_tensors for a std::vector");
   DisposeScope s;
   return fn();
 }
