@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/dtype.h"
+#include "core/philox.h"
 #include "core/scalar.h"
 #include "core/shape.h"
 #include "core/stats.h"
@@ -63,6 +64,23 @@ struct RandomParams {
   double low = 0;       // uniform/randint: low (inclusive); normal: mean
   double high = 1;      // uniform/randint: high (exclusive); normal: std
 };
+
+// Element `i` of the random stream `p` as a T: what every host backend writes
+// (Philox 4x32-10 via core/philox.h, so one seed gives the same values everywhere).
+template <class T>
+inline T random_sample(RandomDist dist, const RandomParams& p, uint64_t i) {
+  switch (dist) {
+    case RandomDist::kUniform:
+      return static_cast<T>(p.low + (p.high - p.low) *
+                                        philox::uniform01(philox::bits(p.seed, p.offset, i)));
+    case RandomDist::kNormal:
+      return static_cast<T>(p.low + p.high * philox::normal(p.seed, p.offset, i));
+    case RandomDist::kRandInt:
+      return static_cast<T>(philox::randint(p.seed, p.offset, i, static_cast<int64_t>(p.low),
+                                            static_cast<int64_t>(p.high)));
+  }
+  return T();
+}
 
 // The backend contract (DESIGN §6), checked at compile time.
 //

@@ -429,19 +429,7 @@ absl::Status Aten::random(const KernelView& out, RandomDist dist, const RandomPa
     int64_t off = 0;
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t u = static_cast<uint64_t>(i);
-      switch (dist) {
-        case RandomDist::kUniform:
-          base[off] = static_cast<T>(p.low + (p.high - p.low) *
-                                                 philox::uniform01(philox::bits(p.seed, p.offset, u)));
-          break;
-        case RandomDist::kNormal:
-          base[off] = static_cast<T>(p.low + p.high * philox::normal(p.seed, p.offset, u));
-          break;
-        case RandomDist::kRandInt:
-          base[off] = static_cast<T>(philox::randint(p.seed, p.offset, u, static_cast<int64_t>(p.low),
-                                                     static_cast<int64_t>(p.high)));
-          break;
-      }
+      base[off] = random_sample<T>(dist, p, u);
       for (int64_t d = static_cast<int64_t>(nd) - 1; d >= 0; --d) {  // odometer
         if (++idx[d] < out.sizes[d]) {
           off += out.strides[d];

@@ -382,19 +382,7 @@ absl::Status random_loop(const KernelView& out, RandomDist dist, const RandomPar
     std::vector<Store<T>> vals(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t u = static_cast<uint64_t>(i);
-      switch (dist) {
-        case RandomDist::kUniform:
-          vals[i] = static_cast<T>(p.low + (p.high - p.low) *
-                                               philox::uniform01(philox::bits(p.seed, p.offset, u)));
-          break;
-        case RandomDist::kNormal:
-          vals[i] = static_cast<T>(p.low + p.high * philox::normal(p.seed, p.offset, u));
-          break;
-        case RandomDist::kRandInt:
-          vals[i] = static_cast<T>(philox::randint(p.seed, p.offset, u, static_cast<int64_t>(p.low),
-                                                   static_cast<int64_t>(p.high)));
-          break;
-      }
+      vals[i] = random_sample<T>(dist, p, u);
     }
     write_out(out, vals);
   });
