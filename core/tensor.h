@@ -482,8 +482,9 @@ T where(const T& cond, const T& a, const T& b) {
       cond.impl(), a.impl(), b.impl()));
 }
 
-template <AnyTensor T>
-T cat(const std::vector<T>& tensors, int64_t dim = 0) {
+// Any allocator: under the gc policy, handles kept on the heap live in gc::vector.
+template <AnyTensor T, class Alloc>
+T cat(const std::vector<T, Alloc>& tensors, int64_t dim = 0) {
   std::vector<const TensorImpl*> impls;
   impls.reserve(tensors.size());
   for (const T& t : tensors) impls.push_back(&t.impl());

@@ -182,7 +182,10 @@ struct Trigger {
   std::atomic<int64_t> threshold{0};
   std::atomic<double> budget{0.05};
   std::atomic<bool> due{false};
-  // Below: guarded by `mu` (TryLock: one thread decides and collects at a time).
+  // One thread decides and collects at a time; `mu` is never held while
+  // collecting (finalizers run user code that may set the trigger).
+  std::atomic<bool> collecting{false};
+  // Below: guarded by `mu`.
   absl::Mutex mu;
   Clock::time_point last_end;
   double smoothed_gc_s = 0;
@@ -208,33 +211,40 @@ void on_alloc(Device /*device*/, size_t bytes) {
 void maybe_collect() {
   Trigger& t = trigger();
   if (!t.due.load(std::memory_order_relaxed) || tls_in_finalizers) return;
-  if (!t.mu.TryLock()) return;  // another thread is deciding/collecting
-  const int64_t threshold = t.threshold.load(std::memory_order_relaxed);
-  const int64_t since = counters().bytes_since.load(std::memory_order_relaxed);
-  if (!t.enabled.load(std::memory_order_relaxed) || since < threshold) {
+  if (t.collecting.exchange(true, std::memory_order_acq_rel)) return;  // another thread is on it
+  Clock::time_point now;
+  {
+    absl::MutexLock lock(&t.mu);
+    const int64_t threshold = t.threshold.load(std::memory_order_relaxed);
+    const int64_t since = counters().bytes_since.load(std::memory_order_relaxed);
+    if (!t.enabled.load(std::memory_order_relaxed) || since < threshold) {
+      t.due.store(false, std::memory_order_relaxed);
+      t.collecting.store(false, std::memory_order_release);
+      return;
+    }
+    now = Clock::now();
+    double budget = t.budget.load(std::memory_order_relaxed);
+    if (since >= 2 * threshold) budget *= 2;  // more pressure, more tolerance (CUDA.jl)
+    const double elapsed_s = std::chrono::duration<double>(now - t.last_end).count();
+    const double rate = elapsed_s > 0 ? t.smoothed_gc_s / elapsed_s
+                                      : (t.smoothed_gc_s > 0 ? HUGE_VAL : 0.0);
+    const bool hard = since >= PressureTrigger::kHardFactor * threshold;
+    if (budget < 1.0 && rate > budget && !hard) {
+      counters().budget_skips.fetch_add(1, std::memory_order_relaxed);
+      t.collecting.store(false, std::memory_order_release);
+      return;  // stays due: the next handle creation asks again
+    }
     t.due.store(false, std::memory_order_relaxed);
-    t.mu.Unlock();
-    return;
   }
-  const Clock::time_point now = Clock::now();
-  double budget = t.budget.load(std::memory_order_relaxed);
-  if (since >= 2 * threshold) budget *= 2;  // more pressure, more tolerance (CUDA.jl)
-  const double elapsed_s = std::chrono::duration<double>(now - t.last_end).count();
-  const double rate = elapsed_s > 0 ? t.smoothed_gc_s / elapsed_s
-                                    : (t.smoothed_gc_s > 0 ? HUGE_VAL : 0.0);
-  const bool hard = since >= PressureTrigger::kHardFactor * threshold;
-  if (budget < 1.0 && rate > budget && !hard) {
-    counters().budget_skips.fetch_add(1, std::memory_order_relaxed);
-    t.mu.Unlock();
-    return;  // stays due: the next handle creation asks again
-  }
-  t.due.store(false, std::memory_order_relaxed);
-  collect_now(Cause::kPressure);
+  collect_now(Cause::kPressure);  // no lock held: finalizers may call set_pressure_trigger
   const Clock::time_point end = Clock::now();
   const double gc_s = std::chrono::duration<double>(end - now).count();
-  t.smoothed_gc_s = t.smoothed_gc_s == 0 ? gc_s : 0.75 * t.smoothed_gc_s + 0.25 * gc_s;
-  t.last_end = end;
-  t.mu.Unlock();
+  {
+    absl::MutexLock lock(&t.mu);
+    t.smoothed_gc_s = t.smoothed_gc_s == 0 ? gc_s : 0.75 * t.smoothed_gc_s + 0.25 * gc_s;
+    t.last_end = end;
+  }
+  t.collecting.store(false, std::memory_order_release);
 }
 
 // ---- reclaim hook (Note [Reclaim and retry]) ------------------------------------------
@@ -303,6 +313,9 @@ Alias* new_alias(ImplRef& ref) {
 }
 
 bool dispose(Alias* a) {
+  // Inside a finalizer (a gc::make destructor), handles are copies shared with
+  // code that may still be running: leave them to their own finalizers.
+  if (tls_in_finalizers) return false;
   TensorImpl* p = take_reference(a, AliasState::kDisposed);
   if (p == nullptr) return false;
   counters().disposed.fetch_add(1, std::memory_order_relaxed);
@@ -357,7 +370,10 @@ bool collector_enabled() { return !CUSTODY_GC_UNDER_TSAN; }
 bool reclaim() {
   if (internal::tls_in_finalizers) return false;
   ThreadRegistration reg;
-  return internal::collect_now(internal::Cause::kReclaim) > 0;
+  // Another thread may run the finalizers this collection queued: count them all.
+  const int64_t before = internal::counters().finalized.load(std::memory_order_acquire);
+  const int64_t here = internal::collect_now(internal::Cause::kReclaim);
+  return here > 0 || internal::counters().finalized.load(std::memory_order_acquire) > before;
 }
 
 void set_pressure_trigger(int64_t threshold_bytes, double time_budget) {

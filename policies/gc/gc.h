@@ -83,8 +83,14 @@
 // traced memory and returns a plain `T*`: it lives while a visible pointer
 // refers to it; its destructor runs from a finalizer at a safe point after it
 // becomes unreachable. A gc::make object must not rely on the handles it holds
-// in its destructor (their aliases may be finalized in the same pass; calling
-// dispose() on them is fine).
+// in its destructor: their aliases may be finalized in the same pass, and
+// copies of them may still be in use elsewhere, so dispose() called from a
+// finalizer does nothing (each alias is given back by its own finalizer).
+//
+// Calling an op on a handle reached only through a pointer (a member of a
+// gc::make object, `T*`, `T&`) keeps nothing reachable by itself while the op
+// runs: keep the owning object (or a stack copy of the handle) alive until
+// the op returns, e.g. `T w = layer->w; T y = w.matmul(x);`.
 //
 // Note [G4 without undefined behaviour]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

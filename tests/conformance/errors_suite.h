@@ -221,13 +221,13 @@ TYPED_TEST_P(ErrorsTest, MatmulShapeAndDtypeErrors) {
 
 TYPED_TEST_P(ErrorsTest, CatErrors) {
   using T = TypeParam;
-  std::vector<T> none;
+  HandleVector<T> none;
   CUSTODY_EXPECT_THROWS(InvalidArgument, cat(none, 0), "cat", "non-empty");
-  std::vector<T> mismatch{T::zeros({2, 3}), T::zeros({2, 4})};
+  HandleVector<T> mismatch{T::zeros({2, 3}), T::zeros({2, 4})};
   CUSTODY_EXPECT_THROWS(ShapeError, cat(mismatch, 0), "cat", "[2, 4]", "[2, 3]");
-  std::vector<T> rank{T::zeros({2, 3}), T::zeros({3})};
+  HandleVector<T> rank{T::zeros({2, 3}), T::zeros({3})};
   CUSTODY_EXPECT_THROWS(ShapeError, cat(rank, 0), "cat", "rank");
-  std::vector<T> scalars{T::scalar(1.0f), T::scalar(2.0f)};
+  HandleVector<T> scalars{T::scalar(1.0f), T::scalar(2.0f)};
   CUSTODY_EXPECT_THROWS(ShapeError, cat(scalars, 0), "cat", "zero-dimensional");
 }
 

@@ -37,6 +37,16 @@ struct PolicyIdiom {
   static void settle() {}
 };
 
+// Where a test keeps handles on the heap: std::vector, except under policies
+// whose handles must live in special memory (gc: gc::vector). Policies specialise.
+template <class Policy>
+struct HandleContainer {
+  template <class T>
+  using vector = std::vector<T>;
+};
+template <class T>
+using HandleVector = typename HandleContainer<typename T::policy_type>::template vector<T>;
+
 template <class T>
 class ConformanceTest : public ::testing::Test {
  protected:

@@ -1195,7 +1195,7 @@ TYPED_TEST_P(NumericsTest, CatMixedDtypes) {
   for (const auto& dts : combos) {
     for (int64_t dim : {0, 1}) {
       std::vector<custody::testing::HostTensor> hs;
-      std::vector<T> ts;
+      HandleVector<T> ts;
       for (size_t i = 0; i < dts.size(); ++i) {
         hs.push_back(in.random(dts[i], dim == 0 ? std::vector<int64_t>{static_cast<int64_t>(i) + 1, 3}
                                                 : std::vector<int64_t>{3, static_cast<int64_t>(i) + 1}));
