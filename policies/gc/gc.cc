@@ -271,6 +271,51 @@ const bool g_initialized = (initialize(), true);
 
 }  // namespace
 
+// ---- pinned operands (Note [Keep-alive]) -------------------------------------------
+
+namespace {
+struct PinPool {
+  absl::Mutex mu;
+  std::vector<const void**> free;
+};
+PinPool& pin_pool() {
+  static auto* p = new PinPool;
+  return *p;
+}
+}  // namespace
+
+const void** acquire_pin_slots() {
+  {
+    PinPool& pool = pin_pool();
+    absl::MutexLock lock(&pool.mu);
+    if (!pool.free.empty()) {
+      const void** slots = pool.free.back();
+      pool.free.pop_back();
+      return slots;
+    }
+  }
+  // Uncollectable: scanned by the collector, never freed by it (threads come and
+  // go; their slot arrays are pooled, not freed, so no GC call is needed at exit).
+  void* mem = GC_MALLOC_UNCOLLECTABLE(kPinSlots * sizeof(void*));
+  if (mem == nullptr) throw OutOfMemoryError("gc: could not allocate the operand pin slots");
+  return static_cast<const void**>(mem);
+}
+
+void clear_pins() {
+  PinRing& r = tls_pins;
+  if (r.slots == nullptr) return;
+  for (unsigned i = 0; i < kPinSlots; ++i) r.slots[i] = nullptr;
+}
+
+PinRing::~PinRing() {
+  if (slots == nullptr) return;
+  for (unsigned i = 0; i < kPinSlots; ++i) slots[i] = nullptr;
+  PinPool& pool = pin_pool();
+  absl::MutexLock lock(&pool.mu);
+  pool.free.push_back(slots);
+}
+
+
 void ensure_thread_registered() {
   if (tls_known_registered) return;
   initialize();
@@ -355,6 +400,7 @@ void throw_null(const char* op) {
 
 int64_t collect() {
   ThreadRegistration reg;  // registers only if this thread is not yet
+  internal::clear_pins();  // between ops: nothing of this thread is mid-kernel
   return internal::collect_now(internal::Cause::kExplicit);
 }
 

@@ -120,6 +120,15 @@
 // on another thread could free the tensor under the kernel (the reason .NET
 // has GC.KeepAlive).
 //
+// A handle reached through a pointer (a member of a gc::make object, `T&`,
+// `T*`) is not destroyed by the calling frame, so `checked_impl` also writes
+// the alias into a small per-thread ring of slots the collector scans
+// (`internal::pin`): the last kPinSlots operands this thread resolved stay
+// reachable until `gc::collect()` on this thread, which runs between ops and
+// clears the ring. An op resolves its operands just before its kernel, so a
+// collection during the op (the reclaimer after a failed output allocation,
+// another thread's collect) cannot finalize them.
+//
 // Note [Safe points]
 // ~~~~~~~~~~~~~~~~~~
 // libgc is put in finalize-on-demand mode: a collection (ours or one libgc
@@ -224,6 +233,24 @@ void ensure_thread_registered();
 // GC_reachable_here: the pointer stays visible to the collector up to this point.
 inline void keep_alive(const void* p) { GC_reachable_here(p); }
 
+// The per-thread ring of recently resolved aliases (Note [Keep-alive]). Its
+// slots live in memory the collector scans (uncollectable, pooled across
+// threads); a thread's slots are cleared and pooled again when it exits.
+inline constexpr unsigned kPinSlots = 8;
+struct PinRing {
+  const void** slots = nullptr;
+  unsigned next = 0;
+  ~PinRing();
+};
+inline thread_local PinRing tls_pins;
+const void** acquire_pin_slots();
+inline void pin(const void* alias) {
+  PinRing& r = tls_pins;
+  if (r.slots == nullptr) r.slots = acquire_pin_slots();
+  r.slots[r.next++ % kPinSlots] = alias;
+}
+void clear_pins();
+
 }  // namespace internal
 
 struct Policy {
@@ -251,6 +278,7 @@ struct Policy {
 
     const TensorImpl& checked_impl(const char* op) const {
       if (alias_ == nullptr) internal::throw_null(op);
+      internal::pin(alias_);  // reachable while the op runs (Note [Keep-alive])
       const TensorImpl* p = alias_->impl.load(std::memory_order_acquire);
       if (p == nullptr) internal::throw_unusable(alias_, op);
       return *p;
