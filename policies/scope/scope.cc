@@ -39,7 +39,11 @@ std::atomic<bool> g_allow_unscoped{false};
 std::atomic<uint64_t> g_next_thread_id{1};
 
 ThreadState& me() {
-  thread_local ThreadState state{.id = g_next_thread_id.fetch_add(1, std::memory_order_relaxed)};
+  thread_local ThreadState state = [] {
+    ThreadState ts;
+    ts.id = g_next_thread_id.fetch_add(1, std::memory_order_relaxed);
+    return ts;
+  }();
   return state;
 }
 
