@@ -67,6 +67,11 @@ struct RandomParams {
 
 // Element `i` of the random stream `p` as a T: what every host backend writes
 // (Philox 4x32-10 via core/philox.h, so one seed gives the same values everywhere).
+// For host backends' index_select: every index of the 1-D int64 `index` lies
+// in [0, in.sizes[dim]); else an InvalidArgument status naming the index and
+// the input shape (the same message on every backend).
+absl::Status check_host_indices(const KernelView& in, int64_t dim, const KernelView& index);
+
 template <class T>
 inline T random_sample(RandomDist dist, const RandomParams& p, uint64_t i) {
   switch (dist) {

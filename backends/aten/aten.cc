@@ -400,16 +400,7 @@ absl::Status Aten::index_select(const KernelView& out, const KernelView& in, int
                                 const KernelView& index) {
   // Checked here, as on every backend, so the error names our shapes (libtorch's
   // "index out of range in self" does not say which index).
-  const int64_t* idx = static_cast<const int64_t*>(index.data);
-  const int64_t size = in.sizes[dim];
-  for (int64_t i = 0; i < index.sizes[0]; ++i) {
-    const int64_t v = idx[i * index.strides[0]];
-    if (v < 0 || v >= size) {
-      return MakeStatus(ErrorKind::kInvalidArgument, absl::StatusCode::kOutOfRange,
-                        absl::StrFormat("index_select: index %d is out of range for dim %d of size "
-                                        "%d (input shape %s)", v, dim, size, shape_str(in.sizes)));
-    }
-  }
+  CUSTODY_RETURN_IF_ERROR(check_host_indices(in, dim, index));
   return guarded("index_select", [&] {
     at::Tensor o = view_of(out);
     at::index_select_out(o, view_of(in), dim, view_of(index));

@@ -89,7 +89,7 @@ void throw_disposed(const Alias* a, const char* op) {
   std::string msg = absl::StrFormat(
       "%s: this tensor was disposed (alias #%d); dispose() only after the last use, or use "
       "alias() to keep an independent reference", op, a->serial);
-  if (!a->site.empty()) absl::StrAppend(&msg, "\n  created at:\n", a->site);
+  absl::StrAppend(&msg, "\n", sites::describe("created at", a->site));
   throw LifetimeError(msg);
 }
 
@@ -117,8 +117,7 @@ std::string leak_report_string() {
   std::string s;
   for (const LeakedAlias& l : leak_report()) {
     absl::StrAppendFormat(&s, "leaked alias #%d: %s %s\n%s", l.serial, l.dtype, shape_str(l.sizes),
-                          l.site.empty() ? "  (set CUSTODY_TRACK_SITES=1 to record creation sites)\n"
-                                         : "  created at:\n" + l.site);
+                          sites::describe("created at", l.site));
   }
   return s;
 }

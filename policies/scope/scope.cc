@@ -262,13 +262,9 @@ void throw_disposed(const Entry* e, const char* op) {
       break;
   }
   std::string msg = absl::StrFormat("%s: this tensor was disposed: %s\n", op, why);
-  if (e->site.empty() && e->disposed_site.empty()) {
-    absl::StrAppend(&msg, sites::describe("created at", e->site));
-  } else {
-    if (!e->site.empty()) absl::StrAppend(&msg, sites::describe("created at", e->site));
-    if (!e->disposed_site.empty()) {
-      absl::StrAppend(&msg, sites::describe("disposed at", e->disposed_site));
-    }
+  absl::StrAppend(&msg, sites::describe("created at", e->site));
+  if (!e->disposed_site.empty()) {
+    absl::StrAppend(&msg, sites::describe("disposed at", e->disposed_site));
   }
   throw LifetimeError(msg);
 }

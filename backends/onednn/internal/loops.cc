@@ -353,16 +353,8 @@ absl::Status matmul_loop(const KernelView& out, const KernelView& a, const Kerne
 
 absl::Status index_select_loop(const KernelView& out, const KernelView& in, int64_t dim,
                                const KernelView& index) {
+  CUSTODY_RETURN_IF_ERROR(check_host_indices(in, dim, index));
   const int64_t* idx = static_cast<const int64_t*>(index.data);
-  const int64_t size = in.sizes[dim];
-  for (int64_t i = 0; i < index.sizes[0]; ++i) {
-    const int64_t v = idx[i * index.strides[0]];
-    if (v < 0 || v >= size) {
-      return MakeStatus(ErrorKind::kInvalidArgument, absl::StatusCode::kOutOfRange,
-                        absl::StrFormat("index_select: index %d is out of range for dim %d of size "
-                                        "%d (input shape %s)", v, dim, size, shape_str(in.sizes)));
-    }
-  }
   for (int64_t i = 0; i < index.sizes[0]; ++i) {
     const int64_t v = idx[i * index.strides[0]];
     KernelView src = in, dst = out;
