@@ -6,8 +6,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
+#include <algorithm>
+#include <memory>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
@@ -34,8 +38,20 @@ dnnl::engine& engine() {
 // microseconds; the same shapes recur every training step, so primitives are
 // cached by a key of (op, dims, strides). Primitives are immutable and may be
 // executed concurrently from several threads, each with its own stream.
+//
+// Note [No reference kernels]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// oneDNN answers every descriptor it cannot map onto a JIT kernel with its
+// reference implementation (`ref:any`), 100-2,000x slower than the JIT ones and
+// slower than our own loops. So a primitive whose implementation name starts
+// with "ref" is never used: the cache remembers an empty primitive for that key
+// and the caller takes its fallback (a contiguous copy for matmul, the loops for
+// the rest). Every primitive that is used is logged with its implementation name
+// (Onednn::implementations()), which is what the no-`ref` test checks.
 class PrimitiveCache {
  public:
+  // The primitive for `key`, made by `make()` on first use; empty when oneDNN
+  // would run a reference kernel or rejects the descriptor.
   template <class Make>
   dnnl::primitive get(const std::string& key, Make&& make) {
     {
@@ -43,16 +59,47 @@ class PrimitiveCache {
       auto it = cache_.find(key);
       if (it != cache_.end()) return it->second;
     }
-    dnnl::primitive p = make();
+    dnnl::primitive p;
+    std::string impl = "unimplemented";
+    try {
+      p = make();
+      impl = implementation_of(p);
+    } catch (const dnnl::error&) {
+      p = dnnl::primitive();
+    }
+    if (p && absl::StartsWith(impl, "ref")) p = dnnl::primitive();
     absl::MutexLock lock(&mu_);
     if (cache_.size() > 4096) cache_.clear();  // bounded: shapes churn in odd workloads
     cache_.emplace(key, p);
+    if (!p) ++rejected_;
+    if (log_.size() < 4096) log_.push_back(absl::StrCat(key, " -> ", impl, p ? "" : " (rejected)"));
     return p;
   }
 
+  std::vector<std::string> log() {
+    absl::MutexLock lock(&mu_);
+    return log_;
+  }
+  int64_t rejected() {
+    absl::MutexLock lock(&mu_);
+    return rejected_;
+  }
+
  private:
+  static std::string implementation_of(const dnnl::primitive& p) {
+    const char* info = nullptr;
+    if (dnnl_primitive_desc_query(p.get_primitive_desc(), dnnl_query_impl_info_str, 0, &info) !=
+            dnnl_success ||
+        info == nullptr) {
+      return "unknown";
+    }
+    return info;
+  }
+
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, dnnl::primitive> cache_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> log_ ABSL_GUARDED_BY(mu_);
+  int64_t rejected_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 PrimitiveCache& cache() {
@@ -71,16 +118,35 @@ std::string key_of(const char* op, std::initializer_list<const KernelView*> view
   return k;
 }
 
-void execute(const dnnl::primitive& p, std::unordered_map<int, dnnl::memory> args) {
+// Runs `p` on this thread's stream; false (nothing run) when `p` is empty.
+bool execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args) {
+  if (!p) return false;
   thread_local dnnl::stream s(engine());
   p.execute(s, args);
   s.wait();
   g_primitive_calls.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+// The strides oneDNN sees. A size-1 dim's stride means nothing to us, but a 0
+// there (a broadcast dim squashed to 1, matmul's batch of one, a vector operand)
+// makes oneDNN fail to recognise a plain layout and fall back to `ref`. Such a
+// dim gets the stride a dense layout would give it: the footprint of the dims
+// inside it (1 when there are none), so the layout's dim order is unchanged.
+dnnl::memory::dims dnnl_strides(const KernelView& v) {
+  dnnl::memory::dims st = to_dims(v.strides);
+  for (size_t i = st.size(); i-- > 0;) {
+    if (v.sizes[i] != 1) continue;
+    int64_t footprint = 1;
+    for (size_t j = i + 1; j < st.size(); ++j) footprint = std::max(footprint, st[j] * v.sizes[j]);
+    st[i] = footprint;
+  }
+  return st;
 }
 
 dnnl::memory::desc md(const KernelView& v) {
   if (v.sizes.empty()) return dnnl::memory::desc({1}, dt::f32, dnnl::memory::dims{1});
-  return dnnl::memory::desc(to_dims(v.sizes), dt::f32, to_dims(v.strides));
+  return dnnl::memory::desc(to_dims(v.sizes), dt::f32, dnnl_strides(v));
 }
 
 dnnl::memory mem(const dnnl::memory::desc& d, const KernelView& v) {
@@ -106,11 +172,11 @@ KernelView squash_broadcast(const KernelView& v) {
 }
 
 // Runs `f`, turning oneDNN exceptions into "not handled" so the loop path runs.
+// `f` returns false when the cache has no usable primitive (Note [No reference kernels]).
 template <class F>
 bool try_dnnl(F&& f) {
   try {
-    f();
-    return true;
+    return f();
   } catch (const dnnl::error&) {
     return false;
   }
@@ -121,6 +187,8 @@ bool try_dnnl(F&& f) {
 void Onednn::set_primitive_threshold(int64_t numel) { g_threshold.store(numel); }
 int64_t Onednn::primitive_threshold() { return g_threshold.load(); }
 int64_t Onednn::primitive_calls() { return g_primitive_calls.load(); }
+std::vector<std::string> Onednn::implementations() { return cache().log(); }
+int64_t Onednn::rejected_primitives() { return cache().rejected(); }
 
 MemoryStats& Onednn::stats() {
   static MemoryStats* s = new MemoryStats;
@@ -170,7 +238,7 @@ absl::Status Onednn::copy(const KernelView& dst, const KernelView& src) {
           auto p = cache().get(key_of("reorder", {&dst, &src}), [&] {
             return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), smd, engine(), dmd));
           });
-          execute(p, {{DNNL_ARG_FROM, mem(smd, src)}, {DNNL_ARG_TO, mem(dmd, dst)}});
+          return execute(p, {{DNNL_ARG_FROM, mem(smd, src)}, {DNNL_ARG_TO, mem(dmd, dst)}});
         })) {
       return absl::OkStatus();
     }
@@ -206,7 +274,7 @@ absl::Status Onednn::binary(BinaryOp op, const KernelView& out, const KernelView
         auto p = cache().get(key_of("binary", {&out, s0, &src1}, static_cast<int>(alg)), [&] {
           return dnnl::binary(dnnl::binary::primitive_desc(dnnl::binary::desc(alg, m0, m1, mo), engine()));
         });
-        execute(p, {{DNNL_ARG_SRC_0, mem(m0, *s0)}, {DNNL_ARG_SRC_1, mem(m1, src1)},
+        return execute(p, {{DNNL_ARG_SRC_0, mem(m0, *s0)}, {DNNL_ARG_SRC_1, mem(m1, src1)},
                     {DNNL_ARG_DST, mem(mo, out)}});
       })) {
     return absl::OkStatus();
@@ -244,7 +312,7 @@ absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& 
               dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, m, alpha, beta),
               engine()));
         });
-        execute(p, {{DNNL_ARG_SRC, mem(m, in)}, {DNNL_ARG_DST, mem(m, out)}});
+        return execute(p, {{DNNL_ARG_SRC, mem(m, in)}, {DNNL_ARG_DST, mem(m, out)}});
       })) {
     return absl::OkStatus();
   }
@@ -268,7 +336,7 @@ absl::Status Onednn::reduce(ReduceOp op, const KernelView& out, const KernelView
             return dnnl::reduction(dnnl::reduction::primitive_desc(
                 dnnl::reduction::desc(alg, mi, mo, 0.f, 0.f), engine()));
           });
-          execute(p, {{DNNL_ARG_SRC, mem(mi, in)}, {DNNL_ARG_DST, mem(mo, out)}});
+          return execute(p, {{DNNL_ARG_SRC, mem(mi, in)}, {DNNL_ARG_DST, mem(mo, out)}});
         })) {
       return absl::OkStatus();
     }
@@ -293,7 +361,7 @@ absl::Status Onednn::softmax(const KernelView& out, const KernelView& in, int64_
                   dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, m, axis), engine()));
             });
           }
-          execute(p, {{DNNL_ARG_SRC, mem(m, in)}, {DNNL_ARG_DST, mem(m, out)}});
+          return execute(p, {{DNNL_ARG_SRC, mem(m, in)}, {DNNL_ARG_DST, mem(m, out)}});
         })) {
       return absl::OkStatus();
     }
@@ -301,20 +369,82 @@ absl::Status Onednn::softmax(const KernelView& out, const KernelView& in, int64_
   return loops::softmax_loop(out, in, dim, log);
 }
 
+namespace {
+
+// Note [Matmul layouts]
+// ~~~~~~~~~~~~~~~~~~~~~
+// oneDNN's JIT matmuls (brgemm, gemm:jit) take each [batch, rows, cols]
+// operand in a plain layout: the matrix row-major (col stride 1, row stride >=
+// cols) or column-major (transposed views), and batches that do not overlap.
+// Broadcast batches come as a batch of one. Any other view custody passes
+// (a narrowed column, a permuted batch, a strided inner dim) is first copied
+// into a dense scratch buffer, which costs O(n^2) against the O(n^3) product.
+bool gemm_layout(const KernelView& v) {
+  const auto st = dnnl_strides(v);
+  const int64_t rows = v.sizes[1], cols = v.sizes[2];
+  const bool row_major = st[2] == 1 && st[1] >= cols;
+  const bool col_major = st[1] == 1 && st[2] >= rows;
+  if (!row_major && !col_major) return false;
+  const int64_t matrix = row_major ? rows * st[1] : cols * st[2];
+  return v.sizes[0] == 1 || st[0] >= matrix;
+}
+
+// A dense copy of `v` in scratch memory owned by the caller.
+struct DenseCopy {
+  std::unique_ptr<void, decltype(&std::free)> buffer{nullptr, &std::free};
+  KernelView view;
+};
+absl::Status dense_copy(const KernelView& v, DenseCopy& out) {
+  const size_t bytes = static_cast<size_t>(v.numel()) * sizeof(float);
+  out.buffer.reset(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  if (out.buffer == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("matmul: out of host memory for a %d-byte dense copy of an operand", bytes));
+  }
+  out.view = v;
+  out.view.data = out.buffer.get();
+  out.view.strides = contiguous_strides(v.sizes);
+  return Onednn::copy(out.view, v);
+}
+
+}  // namespace
+
 absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const KernelView& b) {
   const int64_t work = out.numel() * a.sizes[2];
-  if (a.dtype == ScalarType::Float && work >= g_threshold.load(std::memory_order_relaxed)) {
-    const KernelView sa = squash_broadcast(a), sb = squash_broadcast(b);
-    if (try_dnnl([&] {
-          const auto ma = md(sa), mb = md(sb), mo = md(out);
-          auto p = cache().get(key_of("matmul", {&sa, &sb, &out}), [&] {
-            return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ma, mb, mo), engine()));
-          });
-          execute(p, {{DNNL_ARG_SRC, mem(ma, sa)}, {DNNL_ARG_WEIGHTS, mem(mb, sb)},
-                      {DNNL_ARG_DST, mem(mo, out)}});
-        })) {
-      return absl::OkStatus();
-    }
+  if (a.dtype != ScalarType::Float || work < g_threshold.load(std::memory_order_relaxed)) {
+    return loops::matmul_loop(out, a, b);
+  }
+  // A broadcast batch is a batch of one to oneDNN; zero strides inside a matrix
+  // (expanded views) are not a gemm layout and take the dense copy.
+  KernelView sa = a, sb = b;
+  if (sa.strides[0] == 0) sa.sizes[0] = 1;
+  if (sb.strides[0] == 0) sb.sizes[0] = 1;
+  // Both batches broadcast: one product, then copied into every output batch.
+  KernelView o = out;
+  if (sa.sizes[0] == 1 && sb.sizes[0] == 1) o.sizes[0] = 1;
+  DenseCopy ca, cb;
+  if (!gemm_layout(sa)) {
+    if (absl::Status s = dense_copy(sa, ca); !s.ok()) return s;
+    sa = ca.view;
+  }
+  if (!gemm_layout(sb)) {
+    if (absl::Status s = dense_copy(sb, cb); !s.ok()) return s;
+    sb = cb.view;
+  }
+  if (try_dnnl([&] {
+        const auto ma = md(sa), mb = md(sb), mo = md(o);
+        auto p = cache().get(key_of("matmul", {&sa, &sb, &o}), [&] {
+          return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ma, mb, mo), engine()));
+        });
+        return execute(p, {{DNNL_ARG_SRC, mem(ma, sa)}, {DNNL_ARG_WEIGHTS, mem(mb, sb)},
+                           {DNNL_ARG_DST, mem(mo, o)}});
+      })) {
+    if (o.sizes[0] == out.sizes[0]) return absl::OkStatus();
+    KernelView first = o, rest = out;
+    first.strides[0] = 0;  // batch 0, broadcast over the other batches
+    first.sizes[0] = rest.sizes[0] = out.sizes[0] - 1;
+    rest.data = static_cast<char*>(out.data) + out.strides[0] * sizeof(float);
+    return copy(rest, first);
   }
   return loops::matmul_loop(out, a, b);
 }

@@ -14,6 +14,8 @@
 #define CUSTODY_BACKENDS_ONEDNN_ONEDNN_H_
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -55,6 +57,12 @@ struct Onednn {
   static int64_t primitive_threshold();
   // Number of oneDNN primitive executions so far (to verify the path taken).
   static int64_t primitive_calls();
+  // "key -> implementation" for every primitive created so far (oneDNN's
+  // implementation names, e.g. "brg:avx512_core", "gemm:jit", "jit:uni"). Never
+  // a "ref" one: those are rejected and the fallback runs instead (Note [No
+  // reference kernels] in onednn.cc); rejected_primitives() counts them.
+  static std::vector<std::string> implementations();
+  static int64_t rejected_primitives();
 };
 
 static_assert(Backend<Onednn>);
