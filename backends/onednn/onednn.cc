@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "backends/onednn/internal/loops.h"
+#include "core/host_allocator.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace custody {
@@ -195,28 +196,18 @@ MemoryStats& Onednn::stats() {
   return *s;
 }
 
-absl::StatusOr<void*> Onednn::allocate(size_t bytes) {
-  // Round up to the alignment (aligned_alloc requires it); never hand out null.
-  const size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
-  if (rounded < bytes) {
-    return absl::ResourceExhaustedError(absl::StrFormat("%d bytes is not allocatable", bytes));
-  }
-  void* p = std::aligned_alloc(64, rounded);
-  if (p == nullptr) {
-    return absl::ResourceExhaustedError(
-        absl::StrFormat("out of host memory allocating %d bytes (%d in use)", bytes,
-                        stats().snapshot().bytes_in_use));
-  }
-  stats().on_alloc(static_cast<int64_t>(bytes));
-  stats().add_reserved(static_cast<int64_t>(bytes));
-  return p;
+// Note [Host memory]: the caching allocator of core/host_allocator.h; in-use
+// bytes are exact, reserved bytes include the cache, reclaim() empties it.
+static CachingHostAllocator& host_allocator() {
+  static auto* a = new CachingHostAllocator(&Onednn::stats());
+  return *a;
 }
 
-void Onednn::deallocate(void* p, size_t bytes) {
-  std::free(p);
-  stats().on_free(static_cast<int64_t>(bytes));
-  stats().add_reserved(-static_cast<int64_t>(bytes));
-}
+absl::StatusOr<void*> Onednn::allocate(size_t bytes) { return host_allocator().allocate(bytes); }
+void Onednn::deallocate(void* p, size_t bytes) { host_allocator().deallocate(p, bytes); }
+int64_t Onednn::reclaim() { return host_allocator().reclaim(); }
+int64_t Onednn::cached_bytes() { return host_allocator().cached_bytes(); }
+void Onednn::set_cache_limit(int64_t bytes) { host_allocator().set_cache_limit(bytes); }
 
 absl::Status Onednn::copy_to_host(void* dst, const void* src, size_t bytes) {
   std::memcpy(dst, src, bytes);

@@ -2,7 +2,8 @@
 //
 // backends/onednn/onednn.h — `custody::Onednn`, the CPU backend.
 //
-// Memory: 64-byte aligned host allocations, counted exactly in `stats()`.
+// Memory: 64-byte aligned host allocations from a size-classed cache
+// (core/host_allocator.h), counted exactly in `stats()`.
 // Kernels: oneDNN primitives (binary, eltwise, reduction, matmul, softmax,
 // reorder) for large float32 work, with primitive descriptors cached by shape;
 // a direct loop path (internal/loops.h) for tiny tensors, where oneDNN's
@@ -34,6 +35,13 @@ struct Onednn {
   static absl::Status copy_from_host(void* dst, const void* src, size_t bytes);
   static absl::Status synchronize() { return absl::OkStatus(); }
   static MemoryStats& stats();
+  // Host memory is cached by size class (core/host_allocator.h): a freed block
+  // is reused by the next request of its class, pages still mapped.
+  // stats().reserved_bytes includes the cache; reclaim() returns it to the
+  // system (the bytes returned); set_cache_limit(0) turns caching off.
+  static int64_t reclaim();
+  static int64_t cached_bytes();
+  static void set_cache_limit(int64_t bytes);
 
   static absl::Status copy(const KernelView& dst, const KernelView& src);
   static absl::Status fill(const KernelView& dst, const Scalar& value);

@@ -251,7 +251,9 @@ TEST_F(OnednnPrimitivePathTest, MatmulEveryLayoutRunsAJitKernel) {
                                         .reshape({16, 64, 32}).matmul(v.narrow(0, 0, 32)); });
   EXPECT_EQ(Onednn::rejected_primitives(), rejected) << "a matmul layout fell back from a ref primitive";
   for (const std::string& entry : Onednn::implementations()) {
-    if (absl::StartsWith(entry, "matmul")) EXPECT_FALSE(absl::StrContains(entry, "rejected")) << entry;
+    if (absl::StartsWith(entry, "matmul")) {
+      EXPECT_FALSE(absl::StrContains(entry, "rejected")) << entry;
+    }
   }
 }
 
