@@ -64,9 +64,8 @@ ImplRef Ops<B>::empty_strided(IntSpan sizes, IntSpan strides, ScalarType dtype,
         "%s: could not allocate %d bytes for a %s tensor of shape %s on %s: %s", op, nbytes,
         dtype_name(dtype), shape_str(sizes), B::name, p.status().message()));
   }
-  Ref<Storage> storage =
-      Storage::Owning(*p, static_cast<size_t>(nbytes), B::device(), &B::stats(), &B::deallocate);
-  return TensorImpl::Create(std::move(storage), 0, sizes, strides, dtype, dyn, &B::stats());
+  return TensorImpl::CreateOwning(*p, static_cast<size_t>(nbytes), B::device(), &B::deallocate, sizes,
+                                  strides, dtype, dyn, &B::stats());
 }
 
 template <class B>

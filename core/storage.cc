@@ -36,6 +36,6 @@ Ref<Storage> Storage::Borrowed(void* data, size_t nbytes, Device device, MemoryS
   return Ref<Storage>(kAdopt, new Storage(data, nbytes, device, stats, nullptr, std::move(deleter)));
 }
 
-void Storage::Destroy(Storage* s) { delete s; }
+// Storage::Destroy is in tensor_impl.cc, beside the TensorBlock it may live in.
 
 }  // namespace custody

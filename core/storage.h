@@ -33,6 +33,10 @@ struct Device {
   friend bool operator==(const Device&, const Device&) = default;
 };
 
+namespace internal {
+struct TensorBlock;
+}  // namespace internal
+
 class Storage final : public RefCounted {
  public:
   using FreeFn = void (*)(void* data, size_t nbytes);
@@ -52,10 +56,12 @@ class Storage final : public RefCounted {
   bool owns_data() const { return free_fn_ != nullptr; }
 
  private:
+  friend class TensorImpl;  // constructs one in a TensorBlock (Note [One allocation per tensor])
   Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, FreeFn free_fn,
           Deleter deleter);
   ~Storage();
 
+  internal::TensorBlock* block_ = nullptr;  // set when co-allocated with its first TensorImpl
   void* data_;
   size_t nbytes_;
   Device device_;

@@ -2,25 +2,62 @@
 
 #include "core/tensor_impl.h"
 
+#include <atomic>
+#include <new>
+
 namespace custody {
+
+namespace internal {
+
+struct TensorBlock {
+  // Constructed with placement new into the two slots; destroyed part by part.
+  alignas(TensorImpl) unsigned char impl[sizeof(TensorImpl)];
+  alignas(Storage) unsigned char storage[sizeof(Storage)];
+  std::atomic<int> live_parts{2};
+
+  static void release_part(TensorBlock* b) {
+    if (b->live_parts.fetch_sub(1, std::memory_order_acq_rel) == 1) delete b;
+  }
+};
+
+}  // namespace internal
+
+void TensorImpl::init(int64_t storage_offset, IntSpan sizes, IntSpan strides, ScalarType dtype,
+                      TensorShapeDynamism dynamism, MemoryStats* stats) {
+  storage_offset_ = storage_offset;
+  sizes_.assign(sizes.begin(), sizes.end());
+  strides_.assign(strides.begin(), strides.end());
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  numel_ = n;
+  capacity_ = n;
+  dtype_ = dtype;
+  dynamism_ = sizes.empty() ? TensorShapeDynamism::STATIC : dynamism;
+  contiguous_ = custody::is_contiguous(sizes, strides);
+  stats_ = stats;
+  if (stats) stats->on_tensor_created();
+}
 
 Ref<TensorImpl> TensorImpl::Create(Ref<Storage> storage, int64_t storage_offset, IntSpan sizes,
                                    IntSpan strides, ScalarType dtype,
                                    TensorShapeDynamism dynamism, MemoryStats* stats) {
   auto* t = new TensorImpl();
   t->storage_ = std::move(storage);
-  t->storage_offset_ = storage_offset;
-  t->sizes_.assign(sizes.begin(), sizes.end());
-  t->strides_.assign(strides.begin(), strides.end());
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  t->numel_ = n;
-  t->capacity_ = n;
-  t->dtype_ = dtype;
-  t->dynamism_ = sizes.empty() ? TensorShapeDynamism::STATIC : dynamism;
-  t->contiguous_ = custody::is_contiguous(sizes, strides);
-  t->stats_ = stats;
-  if (stats) stats->on_tensor_created();
+  t->init(storage_offset, sizes, strides, dtype, dynamism, stats);
+  return Ref<TensorImpl>(kAdopt, t);
+}
+
+Ref<TensorImpl> TensorImpl::CreateOwning(void* data, size_t nbytes, Device device,
+                                         Storage::FreeFn free_fn, IntSpan sizes, IntSpan strides,
+                                         ScalarType dtype, TensorShapeDynamism dynamism,
+                                         MemoryStats* stats) {
+  auto* b = new internal::TensorBlock;
+  auto* s = ::new (b->storage) Storage(data, nbytes, device, stats, free_fn, nullptr);
+  s->block_ = b;
+  auto* t = ::new (b->impl) TensorImpl();
+  t->block_ = b;
+  t->storage_ = Ref<Storage>(kAdopt, s);
+  t->init(0, sizes, strides, dtype, dynamism, stats);
   return Ref<TensorImpl>(kAdopt, t);
 }
 
@@ -28,7 +65,25 @@ TensorImpl::~TensorImpl() {
   if (stats_) stats_->on_tensor_destroyed();
 }
 
-void TensorImpl::Destroy(TensorImpl* t) { delete t; }
+void TensorImpl::Destroy(TensorImpl* t) {
+  internal::TensorBlock* b = t->block_;
+  if (b == nullptr) {
+    delete t;
+    return;
+  }
+  t->~TensorImpl();  // drops the Storage reference: may destroy the other part first
+  internal::TensorBlock::release_part(b);
+}
+
+void Storage::Destroy(Storage* s) {
+  internal::TensorBlock* b = s->block_;
+  if (b == nullptr) {
+    delete s;
+    return;
+  }
+  s->~Storage();
+  internal::TensorBlock::release_part(b);
+}
 
 void TensorImpl::set_sizes_contiguous(IntSpan sizes, int64_t numel) {
   sizes_.assign(sizes.begin(), sizes.end());

@@ -29,12 +29,28 @@
 
 namespace custody {
 
+// Note [One allocation per tensor]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A fresh tensor's TensorImpl and its owning Storage live in one heap block
+// (`internal::TensorBlock`), as ExecuTorch's TensorPtr keeps metadata, deleter
+// and refcount in one allocation. The two keep their own refcounts, because
+// views share the Storage and may outlive the TensorImpl (G5): each part is
+// destroyed in place when its own count reaches zero, and the block is freed
+// when the second part goes (a count of live parts, 2 at birth; acq_rel, so
+// both destructors happen-before the free). Views and from_blob tensors
+// allocate their TensorImpl alone, as before.
 class TensorImpl final : public RefCounted {
  public:
   // `sizes`/`strides` must already be validated (see core/ops.h).
   static Ref<TensorImpl> Create(Ref<Storage> storage, int64_t storage_offset, IntSpan sizes,
                                 IntSpan strides, ScalarType dtype,
                                 TensorShapeDynamism dynamism, MemoryStats* stats);
+  // A fresh tensor over backend memory `data` (given back with `free_fn`), its
+  // Storage in the same block (Note [One allocation per tensor]).
+  static Ref<TensorImpl> CreateOwning(void* data, size_t nbytes, Device device,
+                                      Storage::FreeFn free_fn, IntSpan sizes, IntSpan strides,
+                                      ScalarType dtype, TensorShapeDynamism dynamism,
+                                      MemoryStats* stats);
   static void Destroy(TensorImpl* t);
 
   int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
@@ -71,8 +87,11 @@ class TensorImpl final : public RefCounted {
   void set_storage(Ref<Storage> storage, int64_t capacity);
 
  private:
+  friend struct internal::TensorBlock;
   TensorImpl() = default;
   ~TensorImpl();
+  void init(int64_t storage_offset, IntSpan sizes, IntSpan strides, ScalarType dtype,
+            TensorShapeDynamism dynamism, MemoryStats* stats);
   template <class T>
   void* checked_data() const {
     if (scalar_type_of<T> != dtype_) {
@@ -93,6 +112,7 @@ class TensorImpl final : public RefCounted {
   ScalarType dtype_ = ScalarType::Float;
   TensorShapeDynamism dynamism_ = TensorShapeDynamism::STATIC;
   bool contiguous_ = true;
+  internal::TensorBlock* block_ = nullptr;  // set when co-allocated with its Storage
 };
 
 using ImplRef = Ref<TensorImpl>;
