@@ -59,6 +59,13 @@ struct Onednn {
                                    const KernelView& index);
   static absl::Status random(const KernelView& out, RandomDist dist, const RandomParams& params);
 
+  // Threads oneDNN primitives run on (Note [Threads] in onednn.cc): by default
+  // CUSTODY_NUM_THREADS, else OMP_NUM_THREADS, else every core this process may
+  // use; applied on the calling thread before each primitive, whatever another
+  // library set. set_num_threads(0) goes back to that default.
+  static void set_num_threads(int n);
+  static int num_threads();
+
   // Element count from which float32 work goes to oneDNN primitives (below it,
   // the direct loops). Tests lower it to exercise both paths on small inputs.
   static void set_primitive_threshold(int64_t numel);
