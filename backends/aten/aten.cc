@@ -89,12 +89,48 @@ c10::Allocator* allocator() {
 
 // A zero-copy at::Tensor over a KernelView: no storage of its own (no deleter),
 // element 0 at v.data, our sizes and strides (broadcast dims keep stride 0).
-at::Tensor view_of(const KernelView& v) {
+at::Tensor make_view(const KernelView& v) {
   return at::for_blob(v.data, at::IntArrayRef(v.sizes.data(), v.sizes.size()))
       .strides(at::IntArrayRef(v.strides.data(), v.strides.size()))
       .options(at::TensorOptions().dtype(to_aten_dtype(v.dtype)).device(c10::kCPU))
       .target_device(c10::Device(c10::kCPU))
       .make_tensor();
+}
+
+// Note [Reused views]
+// ~~~~~~~~~~~~~~~~~~~
+// Building an at::Tensor per operand per call (a TensorImpl and a StorageImpl
+// each) was most of what the aten backend added to a tiny at:: op. Each thread
+// keeps a few view tensors per dtype and re-points one at the operand instead:
+// new data pointer and byte count on its storage, new sizes and strides on its
+// TensorImpl. A view is taken only while nobody else holds it (use_count 1),
+// so the operands of one kernel are distinct tensors; the kernels never let
+// libtorch keep a view past the call (inference mode, no autograd).
+at::Tensor view_of(const KernelView& v) {
+  constexpr size_t kPerDtype = 6;
+  thread_local std::vector<at::Tensor> pool[kNumScalarTypes];
+  std::vector<at::Tensor>& views = pool[static_cast<int>(v.dtype)];
+  for (at::Tensor& t : views) {
+    if (t.use_count() != 1) continue;
+    int64_t extent = 1;  // elements the view reaches, as for_blob computes them
+    for (size_t d = 0; d < v.sizes.size(); ++d) {
+      if (v.sizes[d] == 0) {
+        extent = 0;
+        break;
+      }
+      extent += (v.sizes[d] - 1) * v.strides[d];
+    }
+    c10::StorageImpl* storage = t.storage().unsafeGetStorageImpl();
+    storage->set_data_ptr_noswap(c10::DataPtr(v.data, c10::Device(c10::kCPU)));
+    storage->set_nbytes(static_cast<size_t>(extent) * element_size(v.dtype));
+    t.unsafeGetTensorImpl()->set_sizes_and_strides(at::IntArrayRef(v.sizes.data(), v.sizes.size()),
+                                                   at::IntArrayRef(v.strides.data(), v.strides.size()),
+                                                   int64_t{0});
+    return t;
+  }
+  at::Tensor t = make_view(v);
+  if (views.size() < kPerDtype) views.push_back(t);
+  return t;
 }
 
 bool same_view(const KernelView& a, const KernelView& b) {
