@@ -1,0 +1,132 @@
+// Copyright 2026 The custody Authors.
+//
+// tools/bench/bench_util.h — what the *_benchmark.cc files share:
+//
+//   * the lists of policies and backends every benchmark body is registered
+//     for (`AllPolicies`, `HostBackends`): a benchmark body is written once as
+//     a template over the tensor type and registered in a loop, so adding a
+//     policy is one line here;
+//   * benchmark names `<case>/<contender>` (`contender<T>()` is
+//     "tensor_ptr:onednn"; the peers are "libtorch", "onednn_direct",
+//     "omp_loop"), which tools/bench/report.py groups by case;
+//   * `Env<Policy>`: what a policy's idiom needs around a benchmark body (an
+//     open dispose scope under scope; no garbage left behind under gc).
+//
+//   for_each_tensor<AllPolicies, HostBackends>([]<class T>() {
+//     add("tiny_add", contender<T>(), [](benchmark::State& state) {
+//       Env<typename T::policy_type> env;
+//       T a = T::ones({1}), b = T::ones({1});
+//       for (auto _ : state) {
+//         T c = a + b;
+//         custody::release(c);
+//       }
+//       custody::release(a);
+//       custody::release(b);
+//     });
+//   });
+//
+// Every benchmark measures real (wall) time: kernels run on several threads.
+
+#ifndef CUSTODY_TOOLS_BENCH_BENCH_UTIL_H_
+#define CUSTODY_TOOLS_BENCH_BENCH_UTIL_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "backends/aten/aten.h"
+#include "backends/onednn/onednn.h"
+#include "benchmark/benchmark.h"
+#include "core/tensor.h"
+#include "policies/dispose/dispose.h"
+#include "policies/gc/gc.h"
+#include "policies/manual/manual.h"
+#include "policies/scope/scope.h"
+#include "policies/tensor_ptr/tensor_ptr.h"
+
+namespace custody::bench {
+
+template <class... Ts>
+struct TypeList {};
+
+// Every ownership policy, and every host backend: one line each to add one.
+using AllPolicies =
+    TypeList<tensor_ptr::Policy, dispose::Policy, scope::Policy, gc::Policy, manual::Policy>;
+using HostBackends = TypeList<Onednn, Aten>;
+
+// f.template operator()<X>() for each X of the list.
+template <class F, class... Ts>
+void for_each_type(TypeList<Ts...>, F&& f) {
+  (f.template operator()<Ts>(), ...);
+}
+
+// f.template operator()<BasicTensor<P, B>>() for each policy P and backend B,
+// backend-major (all policies on the first backend, then the next).
+template <class Policies, class Backends, class F>
+void for_each_tensor(F&& f) {
+  for_each_type(Backends{}, [&]<class B>() {
+    for_each_type(Policies{}, [&]<class P>() { f.template operator()<BasicTensor<P, B>>(); });
+  });
+}
+
+// "tensor_ptr:onednn", with an optional variant: "gc:onednn:collect_every_1000".
+template <AnyTensor T>
+std::string contender(const std::string& variant = "") {
+  std::string name = absl::StrCat(T::policy_type::name, ":", T::backend_type::name);
+  if (!variant.empty()) absl::StrAppend(&name, ":", variant);
+  return name;
+}
+
+// Registers `fn(state)` as "<case>/<contender>", measured in real time.
+// (Google Benchmark appends "/real_time" to the name; report.py strips it.)
+template <class Fn>
+benchmark::internal::Benchmark* add(const std::string& case_name, const std::string& who, Fn&& fn) {
+  return benchmark::RegisterBenchmark(absl::StrCat(case_name, "/", who).c_str(),
+                                      std::forward<Fn>(fn))
+      ->UseRealTime();
+}
+// The same for a peer body `fn(state, args...)` defined elsewhere (libtorch_peers.h).
+template <class Fn, class... Args>
+benchmark::internal::Benchmark* add_peer(const std::string& case_name, const std::string& who,
+                                         Fn fn, Args... args) {
+  return add(case_name, who, [fn, args...](benchmark::State& state) { fn(state, args...); });
+}
+
+// What a policy's idiom needs alive around a benchmark body. Tensors the body
+// creates before its timing loop are released by the body after it.
+template <class Policy>
+struct Env {};
+
+// scope: tensors can only be created inside a dispose scope; the body's
+// tensors are registered here and disposed when the body returns.
+template <>
+struct Env<scope::Policy> {
+  scope::DisposeScope scope;
+};
+
+// gc: start from a collected heap and leave no garbage to the next benchmark.
+template <>
+struct Env<gc::Policy> {
+  Env() { gc::collect(); }
+  ~Env() { gc::collect(); }
+  Env(const Env&) = delete;
+  Env& operator=(const Env&) = delete;
+};
+
+// Flat float32 tensors of `sizes` with normal values (custody's Philox stream
+// seeded with `seed`), for inputs created before a timing loop.
+template <AnyTensor T>
+T input(IntSpan sizes, uint64_t seed = 1) {
+  manual_seed(seed);
+  return T::randn(sizes);
+}
+template <AnyTensor T>
+T input(std::initializer_list<int64_t> sizes, uint64_t seed = 1) {
+  return input<T>(IntSpan(sizes.begin(), sizes.size()), seed);
+}
+
+}  // namespace custody::bench
+
+#endif  // CUSTODY_TOOLS_BENCH_BENCH_UTIL_H_
