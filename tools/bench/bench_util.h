@@ -14,7 +14,7 @@
 //
 //   for_each_tensor<AllPolicies, HostBackends>([]<class T>() {
 //     add("tiny_add", contender<T>(), [](benchmark::State& state) {
-//       Env<typename T::policy_type> env;
+//       [[maybe_unused]] Env<typename T::policy_type> env;
 //       T a = T::ones({1}), b = T::ones({1});
 //       for (auto _ : state) {
 //         T c = a + b;
@@ -113,6 +113,25 @@ struct Env<gc::Policy> {
   ~Env() { gc::collect(); }
   Env(const Env&) = delete;
   Env& operator=(const Env&) = delete;
+};
+
+// Counters from gc::stats() deltas over a benchmark's timing loop, per
+// iteration: `collections` (by any cause) and `finalized` (references given
+// back by finalizers). Construct before the loop, report() after it.
+class GcCounters {
+ public:
+  GcCounters() : start_(gc::stats()) {}
+  void report(benchmark::State& state) const {
+    const gc::Stats now = gc::stats();
+    const auto per_iteration = [](int64_t n) {
+      return benchmark::Counter(static_cast<double>(n), benchmark::Counter::kAvgIterations);
+    };
+    state.counters["collections"] = per_iteration(now.collections - start_.collections);
+    state.counters["finalized"] = per_iteration(now.finalized - start_.finalized);
+  }
+
+ private:
+  gc::Stats start_;
 };
 
 // Flat float32 tensors of `sizes` with normal values (custody's Philox stream

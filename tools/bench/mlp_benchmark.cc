@@ -29,29 +29,12 @@ namespace {
 constexpr float kLr = 0.01f;
 const char* const kCase = "mlp_step/64x784-256-10";
 
-// Per-step counters from gc::stats() deltas.
-class GcCounters {
- public:
-  GcCounters() : start_(gc::stats()) {}
-  void report(benchmark::State& state) const {
-    const gc::Stats now = gc::stats();
-    const auto per_step = [](int64_t n) {
-      return benchmark::Counter(static_cast<double>(n), benchmark::Counter::kAvgIterations);
-    };
-    state.counters["collections"] = per_step(now.collections - start_.collections);
-    state.counters["finalized"] = per_step(now.finalized - start_.finalized);
-  }
-
- private:
-  gc::Stats start_;
-};
-
 enum class Variant { kRelease, kScopePerStep, kGcTrigger, kGcCollectEveryStep };
 
 template <AnyTensor T>
 void mlp(benchmark::State& state, Variant variant) {
   using P = typename T::policy_type;
-  Env<P> env;
+  [[maybe_unused]] Env<P> env;
   const MlpData data = make_mlp_data();
   Mlp<T> m = make_mlp<T>(data);
   float loss = 0;

@@ -65,7 +65,7 @@ void check_against_libtorch(const MlpShape& shape, Temporaries mode) {
   std::vector<float> want_losses, got_losses;
   MlpWeights got;
   {
-    Env<P> env;
+    [[maybe_unused]] Env<P> env;
     Mlp<T> m = make_mlp<T>(data);
     for (int i = 0; i < kSteps; ++i) {
       if constexpr (std::is_same_v<P, scope::Policy>) {
