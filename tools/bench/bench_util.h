@@ -33,7 +33,6 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "backends/aten/aten.h"
@@ -45,6 +44,7 @@
 #include "policies/manual/manual.h"
 #include "policies/scope/scope.h"
 #include "policies/tensor_ptr/tensor_ptr.h"
+#include "tools/bench/libtorch_peers.h"
 
 namespace custody::bench {
 
@@ -81,10 +81,20 @@ std::string contender(const std::string& variant = "") {
 
 // Registers `fn(state)` as "<case>/<contender>", measured in real time.
 // (Google Benchmark appends "/real_time" to the name; report.py strips it.)
+//
+// Every body starts with libtorch initialized (libtorch::warm_up()), whatever
+// ran before it: libtorch's first op sets the process's OpenMP thread count to
+// its own default (at::init_num_threads; 1 on some machines), which oneDNN —
+// and so custody's onednn backend — then uses too. Without this, a custody
+// benchmark that happens to run before any libtorch op (random interleaving)
+// would run with other thread settings than its repetitions after one.
 template <class Fn>
-benchmark::internal::Benchmark* add(const std::string& case_name, const std::string& who, Fn&& fn) {
+benchmark::internal::Benchmark* add(const std::string& case_name, const std::string& who, Fn fn) {
   return benchmark::RegisterBenchmark(absl::StrCat(case_name, "/", who).c_str(),
-                                      std::forward<Fn>(fn))
+                                      [fn](benchmark::State& state) {
+                                        libtorch::warm_up();
+                                        fn(state);
+                                      })
       ->UseRealTime();
 }
 // The same for a peer body `fn(state, args...)` defined elsewhere (libtorch_peers.h).

@@ -1,0 +1,290 @@
+// Copyright 2026 The custody Authors.
+//
+// backends/onednn/onednn_benchmark.cc — large float32 work on the onednn
+// backend, against libtorch and against oneDNN called directly, in one binary:
+//
+//   add_16M/fresh/<c>          c = a + b over 16M floats into a fresh result (released)
+//   add_16M/in_place/<c>       a.add_(b) over 16M floats (peer: omp_loop, `a[i] += b[i]`)
+//   matmul_2d/n=<n>/<c>        [n, n] x [n, n], n = 64, 256, 1024, 2048
+//   matmul_batched/b=<b>,n=<n>/<c>   [b, n, n] x [b, n, n]: (8, 64), (8, 256), (4, 1024), (2, 2048)
+//   softmax/4096x4096,dim=1/<c>
+//   sum/4096x4096/<c>          over everything
+//   sum/4096x4096,dim=1/<c>
+//
+// Contenders: `<policy>:onednn` for every policy (for matmul with n >= 1024,
+// tensor_ptr only: there the policy is noise and one iteration is long),
+// `tensor_ptr:aten` (every policy at matmul n <= 256), `libtorch` (at::add,
+// at::add_, at::matmul, at::softmax, at::sum), `onednn_direct` (a oneDNN
+// primitive on plain contiguous memory, created once outside the timing loop,
+// writing into a preallocated destination) and `omp_loop` (a `#pragma omp
+// parallel for` loop over preallocated buffers; for add_16M/fresh it writes
+// into a preallocated result: the memory-bandwidth floor). custody results are
+// given back with custody::release inside the loop.
+//
+// Every name is filterable, e.g. skip the long matmuls:
+//   --benchmark_filter='-matmul_.*n=(1024|2048)'
+
+#include <omp.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "oneapi/dnnl/dnnl.hpp"
+#include "tools/bench/bench_util.h"
+#include "tools/bench/libtorch_peers.h"
+
+namespace custody::bench {
+namespace {
+
+constexpr int64_t k16M = int64_t{16} << 20;
+constexpr int64_t kRows = 4096, kCols = 4096;
+
+struct MatmulSize {
+  int64_t batch;  // 0: 2-D
+  int64_t n;
+};
+constexpr MatmulSize kMatmul2d[] = {{0, 64}, {0, 256}, {0, 1024}, {0, 2048}};
+constexpr MatmulSize kMatmulBatched[] = {{8, 64}, {8, 256}, {4, 1024}, {2, 2048}};
+
+std::vector<int64_t> matmul_dims(MatmulSize s) {
+  return s.batch > 0 ? std::vector<int64_t>{s.batch, s.n, s.n} : std::vector<int64_t>{s.n, s.n};
+}
+
+// ---- custody -----------------------------------------------------------------
+
+template <AnyTensor T>
+void add_fresh(benchmark::State& state) {
+  [[maybe_unused]] Env<typename T::policy_type> env;
+  T a = input<T>({k16M}, 1), b = input<T>({k16M}, 2);
+  for (auto _ : state) {
+    T c = a + b;
+    custody::release(c);
+  }
+  custody::release(a);
+  custody::release(b);
+}
+
+template <AnyTensor T>
+void add_in_place(benchmark::State& state) {
+  [[maybe_unused]] Env<typename T::policy_type> env;
+  T a = input<T>({k16M}, 1), b = input<T>({k16M}, 2);
+  for (auto _ : state) {
+    T r = a.add_(b);
+    custody::release(r);
+  }
+  custody::release(a);
+  custody::release(b);
+}
+
+template <AnyTensor T>
+void matmul(benchmark::State& state, MatmulSize size) {
+  [[maybe_unused]] Env<typename T::policy_type> env;
+  const std::vector<int64_t> dims = matmul_dims(size);
+  T a = input<T>(dims, 1), b = input<T>(dims, 2);
+  for (auto _ : state) {
+    T c = a.matmul(b);
+    custody::release(c);
+  }
+  custody::release(a);
+  custody::release(b);
+}
+
+template <AnyTensor T>
+void softmax(benchmark::State& state) {
+  [[maybe_unused]] Env<typename T::policy_type> env;
+  T x = input<T>({kRows, kCols});
+  for (auto _ : state) {
+    T y = x.softmax(1);
+    custody::release(y);
+  }
+  custody::release(x);
+}
+
+template <AnyTensor T>
+void sum(benchmark::State& state, bool over_dim1) {
+  [[maybe_unused]] Env<typename T::policy_type> env;
+  T x = input<T>({kRows, kCols});
+  for (auto _ : state) {
+    T y = over_dim1 ? x.sum(1) : x.sum();
+    custody::release(y);
+  }
+  custody::release(x);
+}
+
+// ---- OpenMP loops ---------------------------------------------------------------
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<float[], FreeDeleter>;
+
+// 64-byte aligned, first touched by the OpenMP threads that will use it.
+Buffer omp_buffer(int64_t n, float value) {
+  Buffer b(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(n) * sizeof(float))));
+  float* p = b.get();
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) p[i] = value + static_cast<float>(i % 7);
+  return b;
+}
+
+void omp_add_fresh(benchmark::State& state) {
+  const int64_t n = k16M;
+  Buffer a = omp_buffer(n, 1), b = omp_buffer(n, 2), c = omp_buffer(n, 0);
+  const float* pa = a.get();
+  const float* pb = b.get();
+  float* pc = c.get();
+  for (auto _ : state) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) pc[i] = pa[i] + pb[i];
+    benchmark::DoNotOptimize(pc);
+    benchmark::ClobberMemory();
+  }
+  state.counters["threads"] = omp_get_max_threads();
+}
+
+void omp_add_in_place(benchmark::State& state) {
+  const int64_t n = k16M;
+  Buffer a = omp_buffer(n, 1), b = omp_buffer(n, 2);
+  float* pa = a.get();
+  const float* pb = b.get();
+  for (auto _ : state) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) pa[i] += pb[i];
+    benchmark::DoNotOptimize(pa);
+    benchmark::ClobberMemory();
+  }
+  state.counters["threads"] = omp_get_max_threads();
+}
+
+// ---- oneDNN called directly -------------------------------------------------------
+
+struct Dnnl {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+};
+Dnnl& dnnl_env() {
+  static Dnnl* env = new Dnnl();
+  return *env;
+}
+
+dnnl::memory::desc plain_desc(const std::vector<int64_t>& dims) {
+  using tag = dnnl::memory::format_tag;
+  return dnnl::memory::desc(dnnl::memory::dims(dims.begin(), dims.end()),
+                            dnnl::memory::data_type::f32,
+                            dims.size() == 3 ? tag::abc : tag::ab);
+}
+
+// A memory object of `md` (oneDNN allocates it) filled with normal values.
+dnnl::memory filled(const dnnl::memory::desc& md, uint32_t seed) {
+  dnnl::memory m(md, dnnl_env().engine);
+  float* p = static_cast<float*>(m.get_data_handle());
+  const size_t n = md.get_size() / sizeof(float);
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal;
+  for (size_t i = 0; i < n; ++i) p[i] = normal(gen);
+  return m;
+}
+
+// Runs `prim` with `args` once per iteration (created once, outside the loop).
+void run_primitive(benchmark::State& state, const dnnl::primitive& prim,
+                   const std::unordered_map<int, dnnl::memory>& args) {
+  dnnl::stream& s = dnnl_env().stream;
+  prim.execute(s, args);  // warm-up: first execution may JIT or page in
+  s.wait();
+  for (auto _ : state) {
+    prim.execute(s, args);
+    s.wait();
+  }
+}
+
+void direct_matmul(benchmark::State& state, MatmulSize size) {
+  const std::vector<int64_t> dims = matmul_dims(size);
+  const dnnl::memory::desc md = plain_desc(dims);
+  dnnl::memory a = filled(md, 1), b = filled(md, 2), c(md, dnnl_env().engine);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(md, md, md), dnnl_env().engine);
+  state.SetLabel(pd.impl_info_str());  // which oneDNN implementation ran (e.g. brg:avx512_core)
+  const dnnl::matmul prim(pd);
+  run_primitive(state, prim, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
+}
+
+void direct_softmax(benchmark::State& state) {
+  const dnnl::memory::desc md = plain_desc({kRows, kCols});
+  dnnl::memory x = filled(md, 1), y(md, dnnl_env().engine);
+  dnnl::softmax_forward::primitive_desc pd(
+      dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md, 1), dnnl_env().engine);
+  state.SetLabel(pd.impl_info_str());
+  run_primitive(state, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
+}
+
+void direct_sum(benchmark::State& state, bool over_dim1) {
+  const dnnl::memory::desc src = plain_desc({kRows, kCols});
+  const dnnl::memory::desc dst = plain_desc({over_dim1 ? kRows : 1, 1});
+  dnnl::memory x = filled(src, 1), y(dst, dnnl_env().engine);
+  dnnl::reduction::primitive_desc pd(
+      dnnl::reduction::desc(dnnl::algorithm::reduction_sum, src, dst, 0.f, 0.f),
+      dnnl_env().engine);
+  state.SetLabel(pd.impl_info_str());
+  run_primitive(state, dnnl::reduction(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
+}
+
+// ---- registration -----------------------------------------------------------------
+
+// Every policy on onednn, and tensor_ptr on aten (for big work the policy is noise).
+template <class F>
+void for_each_big_contender(F&& f) {
+  for_each_tensor<AllPolicies, TypeList<Onednn>>(f);
+  f.template operator()<BasicTensor<tensor_ptr::Policy, Aten>>();
+}
+
+void register_matmul(const std::string& case_name, MatmulSize size) {
+  add_peer(case_name, "libtorch", &libtorch::matmul, size.batch, size.n);
+  add_peer(case_name, "onednn_direct", &direct_matmul, size);
+  const auto one = [&]<class T>() { add_peer(case_name, contender<T>(), &matmul<T>, size); };
+  if (size.n <= 256) {
+    for_each_tensor<AllPolicies, HostBackends>(one);
+  } else {
+    for_each_tensor<TypeList<tensor_ptr::Policy>, HostBackends>(one);
+  }
+}
+
+[[maybe_unused]] const bool registered = [] {
+  add_peer("add_16M/fresh", "libtorch", &libtorch::add, k16M);
+  add("add_16M/fresh", "omp_loop", omp_add_fresh);
+  add_peer("add_16M/in_place", "libtorch", &libtorch::add_in_place, k16M);
+  add("add_16M/in_place", "omp_loop", omp_add_in_place);
+  for_each_big_contender([]<class T>() {
+    add("add_16M/fresh", contender<T>(), add_fresh<T>);
+    add("add_16M/in_place", contender<T>(), add_in_place<T>);
+  });
+
+  for (MatmulSize s : kMatmul2d) register_matmul(absl::StrCat("matmul_2d/n=", s.n), s);
+  for (MatmulSize s : kMatmulBatched) {
+    register_matmul(absl::StrCat("matmul_batched/b=", s.batch, ",n=", s.n), s);
+  }
+
+  const std::string softmax_case = absl::StrCat("softmax/", kRows, "x", kCols, ",dim=1");
+  const std::string sum_case = absl::StrCat("sum/", kRows, "x", kCols);
+  const std::string sum1_case = absl::StrCat("sum/", kRows, "x", kCols, ",dim=1");
+  add_peer(softmax_case, "libtorch", &libtorch::softmax, kRows, kCols, int64_t{1});
+  add(softmax_case, "onednn_direct", direct_softmax);
+  add_peer(sum_case, "libtorch", &libtorch::sum, kRows, kCols, std::optional<int64_t>());
+  add_peer(sum_case, "onednn_direct", &direct_sum, false);
+  add_peer(sum1_case, "libtorch", &libtorch::sum, kRows, kCols, std::optional<int64_t>(1));
+  add_peer(sum1_case, "onednn_direct", &direct_sum, true);
+  for_each_big_contender([&]<class T>() {
+    add(softmax_case, contender<T>(), softmax<T>);
+    add_peer(sum_case, contender<T>(), &sum<T>, false);
+    add_peer(sum1_case, contender<T>(), &sum<T>, true);
+  });
+  return true;
+}();
+
+}  // namespace
+}  // namespace custody::bench
