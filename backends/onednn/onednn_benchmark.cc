@@ -146,7 +146,7 @@ void omp_add_fresh(benchmark::State& state) {
     benchmark::DoNotOptimize(pc);
     benchmark::ClobberMemory();
   }
-  state.counters["threads"] = omp_get_max_threads();
+  state.counters["omp_threads"] = omp_get_max_threads();
 }
 
 void omp_add_in_place(benchmark::State& state) {
@@ -160,7 +160,7 @@ void omp_add_in_place(benchmark::State& state) {
     benchmark::DoNotOptimize(pa);
     benchmark::ClobberMemory();
   }
-  state.counters["threads"] = omp_get_max_threads();
+  state.counters["omp_threads"] = omp_get_max_threads();
 }
 
 // ---- oneDNN called directly -------------------------------------------------------

@@ -110,6 +110,7 @@ def load(paths):
                 r = runs[name] = {
                     "name": name, "case": case, "contender": contender, "binary": binary,
                     "times_ns": [], "iterations": [], "counters": {}, "error": None,
+                    "label": "",
                 }
                 order.append(name)
             if b.get("error_occurred"):
@@ -117,6 +118,7 @@ def load(paths):
                 continue
             r["times_ns"].append(float(b["real_time"]) * _TIME_UNIT_NS[b.get("time_unit", "ns")])
             r["iterations"].append(int(b.get("iterations", 0)))
+            r["label"] = b.get("label", r["label"])
             for key, value in b.items():
                 if key in _STANDARD_KEYS or not isinstance(value, (int, float)):
                     continue
@@ -170,8 +172,8 @@ def merge(paths):
     for r in runs:
         out.append({k: r[k] for k in (
             "name", "case", "contender", "binary", "repetitions", "min_ns", "median_ns", "mean_ns",
-            "stddev_ns", "peer", "ratio_min", "ratio_median", "counters", "error", "times_ns",
-            "iterations")})
+            "stddev_ns", "peer", "ratio_min", "ratio_median", "counters", "label", "error",
+            "times_ns", "iterations")})
     return {"context": contexts, "peer_rules": [[p, list(c)] for p, c in PEER_RULES],
             "benchmarks": out}
 

@@ -13,13 +13,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
 
 
-def rows(name, times, unit="ns", counters=None):
+def rows(name, times, unit="ns", counters=None, label=None):
     """Google Benchmark rows for one benchmark run with repetitions: iterations, then aggregates."""
     out = []
     for i, t in enumerate(times):
         row = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": len(times),
                "repetition_index": i, "threads": 1, "iterations": 1000, "real_time": t,
                "cpu_time": t * 2, "time_unit": unit}
+        if label is not None:
+            row["label"] = label
         row.update(counters or {})
         out.append(row)
     # Aggregates must be ignored (their real_time would spoil min and median if used).
@@ -48,7 +50,8 @@ ONEDNN = {
     "benchmarks": (
         # libtorch is slower than oneDNN direct here: the peer is onednn_direct.
         rows("matmul_2d/n=64/libtorch/real_time", [30, 20], unit="us")
-        + rows("matmul_2d/n=64/onednn_direct/real_time", [10, 12], unit="us")
+        + rows("matmul_2d/n=64/onednn_direct/real_time", [10, 12], unit="us",
+                 label="brg:avx512_core")
         + rows("matmul_2d/n=64/tensor_ptr:onednn/real_time", [40, 60], unit="us")
         # at n=256 libtorch wins.
         + rows("matmul_2d/n=256/libtorch/real_time", [1, 1], unit="ms")
@@ -98,6 +101,8 @@ class ReportTest(unittest.TestCase):
         # Units are converted to ns.
         self.assertEqual(b["matmul_2d/n=256/libtorch"]["min_ns"], 1e6)
         self.assertEqual(b["matmul_2d/n=64/onednn_direct"]["median_ns"], 11e3)
+        self.assertEqual(b["matmul_2d/n=64/onednn_direct"]["label"], "brg:avx512_core")
+        self.assertEqual(b["matmul_2d/n=64/libtorch"]["iterations"], [1000, 1000])
 
     def test_libtorch_is_the_default_peer(self):
         b = self.by_name(report.merge(self.paths))

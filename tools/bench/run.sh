@@ -49,7 +49,9 @@ if [[ -z $out ]]; then
 fi
 mkdir -p "$out"
 
-mapfile -t targets < <("${bazel[@]}" query --noshow_progress 'attr(tags, "\bbenchmark\b", //...)' 2>/dev/null)
+query_out=$("${bazel[@]}" query --noshow_progress 'attr(tags, "\bbenchmark\b", //...)') ||
+  { echo "run.sh: bazel query failed" >&2; exit 1; }
+mapfile -t targets < <(grep -v '^$' <<<"$query_out")
 if ((${#targets[@]} == 0)); then
   echo "run.sh: no target tagged \"benchmark\"" >&2
   exit 1
