@@ -83,11 +83,13 @@ std::string contender(const std::string& variant = "") {
 // (Google Benchmark appends "/real_time" to the name; report.py strips it.)
 //
 // Every body starts with libtorch initialized (libtorch::warm_up()), whatever
-// ran before it: libtorch's first op sets the process's OpenMP thread count to
-// its own default (at::init_num_threads; 1 on some machines), which oneDNN —
-// and so custody's onednn backend — then uses too. Without this, a custody
+// ran before it: libtorch's first op sets the calling thread's OpenMP thread
+// count to libtorch's default (at::init_num_threads; 1 on some machines),
+// which oneDNN called directly and the OpenMP loops then use. Without this, a
 // benchmark that happens to run before any libtorch op (random interleaving)
 // would run with other thread settings than its repetitions after one.
+// (custody's onednn backend applies its own count before each primitive; one
+// count for everything is configure_threads()'s job, tools/bench/threads.h.)
 template <class Fn>
 benchmark::internal::Benchmark* add(const std::string& case_name, const std::string& who, Fn fn) {
   return benchmark::RegisterBenchmark(absl::StrCat(case_name, "/", who).c_str(),
