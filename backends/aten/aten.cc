@@ -52,6 +52,8 @@
 #include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
 
+#include <omp.h>
+
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -66,6 +68,7 @@
 #include "backends/aten/internal/aten_dtype.h"
 #include "core/error.h"
 #include "core/philox.h"
+#include "core/threads.h"
 
 namespace custody {
 namespace {
@@ -144,6 +147,9 @@ bool same_view(const KernelView& a, const KernelView& b) {
 // into a Status naming the op: no c10::Error ever leaves the backend.
 template <class F>
 absl::Status guarded(const char* op, F&& f) {
+  // libtorch's intra-op threads are OpenMP threads: custody's count, applied on
+  // this thread (core/threads.h, Note [One thread count]).
+  if (const int n = num_threads(); omp_get_max_threads() != n) omp_set_num_threads(n);
   try {
     c10::InferenceMode no_autograd;
     f();

@@ -17,10 +17,10 @@
 #include "absl/synchronization/mutex.h"
 #include "backends/onednn/internal/loops.h"
 #include "core/host_allocator.h"
+#include "core/threads.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 #include <omp.h>
-#include <sched.h>
 
 namespace custody {
 namespace {
@@ -31,43 +31,10 @@ using dt = dnnl::memory::data_type;
 std::atomic<int64_t> g_threshold{1 << 14};
 std::atomic<int64_t> g_primitive_calls{0};
 
-// Note [Threads]
-// ~~~~~~~~~~~~~~
-// oneDNN runs its primitives on OpenMP (libgomp) threads, as many as
-// omp_get_max_threads() says on the calling thread. That count is a per-thread
-// setting that other libraries change behind our back: loading libtorch with
-// OMP_NUM_THREADS unset leaves it at 1 on the main thread. So the backend
-// decides its count once (CUSTODY_NUM_THREADS, else OMP_NUM_THREADS, else the
-// cores this process may run on) and re-applies it on the calling thread
-// before every primitive: one thread-local read when it already holds.
-// The README's "Threads" section says how this fits with OpenBLAS and libtorch.
-int cores_available() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1, omp_get_num_procs());
-}
-
-int threads_from_env() {
-  for (const char* var : {"CUSTODY_NUM_THREADS", "OMP_NUM_THREADS"}) {
-    if (const char* v = std::getenv(var); v != nullptr && std::atoi(v) > 0) return std::atoi(v);
-  }
-  return cores_available();
-}
-
-std::atomic<int> g_num_threads{0};  // 0: not decided yet
-
-int decided_threads() {
-  int n = g_num_threads.load(std::memory_order_relaxed);
-  if (n == 0) {
-    int expected = 0;
-    n = threads_from_env();
-    if (!g_num_threads.compare_exchange_strong(expected, n, std::memory_order_relaxed)) n = expected;
-  }
-  return n;
-}
-
+// Threads: core/threads.h decides the count (Note [One thread count]); oneDNN
+// reads omp_get_max_threads() on the calling thread, so it is re-applied here.
 void apply_threads() {
-  const int n = decided_threads();
+  const int n = num_threads();
   if (omp_get_max_threads() != n) omp_set_num_threads(n);
 }
 
@@ -228,9 +195,6 @@ bool try_dnnl(F&& f) {
 }
 
 }  // namespace
-
-void Onednn::set_num_threads(int n) { g_num_threads.store(n > 0 ? n : threads_from_env()); }
-int Onednn::num_threads() { return decided_threads(); }
 
 void Onednn::set_primitive_threshold(int64_t numel) { g_threshold.store(numel); }
 int64_t Onednn::primitive_threshold() { return g_threshold.load(); }

@@ -2,6 +2,8 @@
 //
 // backends/onednn/onednn.h — `custody::Onednn`, the CPU backend.
 //
+// Threads: primitives run on custody::num_threads() OpenMP threads
+// (core/threads.h), re-applied on the calling thread before each one.
 // Memory: 64-byte aligned host allocations from a size-classed cache
 // (core/host_allocator.h), counted exactly in `stats()`.
 // Kernels: oneDNN primitives (binary, eltwise, reduction, matmul, softmax,
@@ -58,13 +60,6 @@ struct Onednn {
   static absl::Status index_select(const KernelView& out, const KernelView& in, int64_t dim,
                                    const KernelView& index);
   static absl::Status random(const KernelView& out, RandomDist dist, const RandomParams& params);
-
-  // Threads oneDNN primitives run on (Note [Threads] in onednn.cc): by default
-  // CUSTODY_NUM_THREADS, else OMP_NUM_THREADS, else every core this process may
-  // use; applied on the calling thread before each primitive, whatever another
-  // library set. set_num_threads(0) goes back to that default.
-  static void set_num_threads(int n);
-  static int num_threads();
 
   // Element count from which float32 work goes to oneDNN primitives (below it,
   // the direct loops). Tests lower it to exercise both paths on small inputs.

@@ -7,6 +7,7 @@
 #include "tools/bench/libtorch_peers.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
 #include <vector>
@@ -20,6 +21,8 @@ at::Tensor randn(at::IntArrayRef sizes, uint64_t seed = 1) {
 }
 
 }  // namespace
+
+void set_num_threads(int n) { at::set_num_threads(n); }
 
 void warm_up() {
   static const bool done = [] {

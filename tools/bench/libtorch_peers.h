@@ -25,6 +25,8 @@ namespace custody::bench::libtorch {
 // static data exists, as in a program that uses it) and runs one small op of
 // each kind once, so its dispatcher and thread pool are initialized. Idempotent.
 void warm_up();
+// at::set_num_threads(n): libtorch's intra-op count, applied by every thread's lazy init.
+void set_num_threads(int n);
 
 // ---- handles (1-element tensors) ----
 // `at::Tensor c = a;` destroyed at once: one refcount increment and decrement.
