@@ -294,11 +294,17 @@ ImplRef Ops<B>::binary(BinaryOp op, const TensorImpl& a, const TensorImpl& b) {
   check_computable(name, b.scalar_type());
   const ScalarType compute = detail::binary_compute_dtype(
       op, detail::result_type(a, b), name, a.scalar_type(), b.scalar_type());
+  const ScalarType out_dtype = is_comparison(op) ? ScalarType::Bool : compute;
+  // Fast path (most ops of a training step): same sizes, no cast, no broadcast.
+  if (a.scalar_type() == compute && b.scalar_type() == compute && a.sizes() == b.sizes()) {
+    ImplRef out = empty(a.sizes(), out_dtype, TensorShapeDynamism::DYNAMIC_BOUND, name);
+    if (out->numel() > 0) ThrowIfError(B::binary(op, kernel_view(*out), kernel_view(a), kernel_view(b)));
+    return out;
+  }
   const Dims shape = Unwrap(broadcast_shapes(a.sizes(), b.sizes(), name));
   ImplRef ca = to_dtype(a, compute, name);
   ImplRef cb = to_dtype(b, compute, name);
-  ImplRef out = empty(shape, is_comparison(op) ? ScalarType::Bool : compute,
-                      TensorShapeDynamism::DYNAMIC_BOUND, name);
+  ImplRef out = empty(shape, out_dtype, TensorShapeDynamism::DYNAMIC_BOUND, name);
   if (out->numel() > 0) {
     ThrowIfError(B::binary(op, kernel_view(*out), kernel_view(*ca, shape, broadcast_to(*ca, shape)),
                            kernel_view(*cb, shape, broadcast_to(*cb, shape))));

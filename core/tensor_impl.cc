@@ -15,10 +15,62 @@ struct TensorBlock {
   alignas(Storage) unsigned char storage[sizeof(Storage)];
   std::atomic<int> live_parts{2};
 
-  static void release_part(TensorBlock* b) {
-    if (b->live_parts.fetch_sub(1, std::memory_order_acq_rel) == 1) delete b;
-  }
+  static TensorBlock* make();
+  static void release_part(TensorBlock* b);
 };
+
+namespace {
+
+// Note [Block cache]
+// ~~~~~~~~~~~~~~~~~~
+// Tensors are created and destroyed at op rate, so each thread keeps up to
+// kCachedBlocks freed TensorBlocks for its next tensors: no malloc/free pair
+// per op. A block freed on another thread simply joins that thread's cache.
+// The cache is torn down with the thread; a block freed after that (static
+// destructors, a thread's last TLS destructors) goes straight to delete.
+constexpr int kCachedBlocks = 64;
+
+struct BlockCache {
+  void* head = nullptr;  // singly linked through each free block's first bytes
+  int count = 0;
+  ~BlockCache() {
+    torn_down = true;
+    while (head != nullptr) {
+      void* next = *static_cast<void**>(head);
+      ::operator delete(head, sizeof(TensorBlock));
+      head = next;
+    }
+  }
+  static thread_local bool torn_down;
+};
+thread_local bool BlockCache::torn_down = false;
+thread_local BlockCache tls_blocks;
+
+}  // namespace
+
+TensorBlock* TensorBlock::make() {
+  void* mem = nullptr;
+  if (!BlockCache::torn_down && tls_blocks.head != nullptr) {
+    mem = tls_blocks.head;
+    tls_blocks.head = *static_cast<void**>(mem);
+    --tls_blocks.count;
+  } else {
+    mem = ::operator new(sizeof(TensorBlock));
+  }
+  return ::new (mem) TensorBlock;
+}
+
+void TensorBlock::release_part(TensorBlock* b) {
+  if (b->live_parts.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  b->~TensorBlock();
+  if (!BlockCache::torn_down && tls_blocks.count < kCachedBlocks) {
+    *reinterpret_cast<void**>(b) = tls_blocks.head;
+    tls_blocks.head = b;
+    ++tls_blocks.count;
+  } else {
+    ::operator delete(b, sizeof(TensorBlock));
+  }
+}
 
 }  // namespace internal
 
@@ -51,7 +103,7 @@ Ref<TensorImpl> TensorImpl::CreateOwning(void* data, size_t nbytes, Device devic
                                          Storage::FreeFn free_fn, IntSpan sizes, IntSpan strides,
                                          ScalarType dtype, TensorShapeDynamism dynamism,
                                          MemoryStats* stats) {
-  auto* b = new internal::TensorBlock;
+  auto* b = internal::TensorBlock::make();
   auto* s = ::new (b->storage) Storage(data, nbytes, device, stats, free_fn, nullptr);
   s->block_ = b;
   auto* t = ::new (b->impl) TensorImpl();
