@@ -6,25 +6,10 @@
 #include <cstdlib>
 
 #include "absl/strings/str_format.h"
+#include "core/asan.h"
 
-// Cached blocks are poisoned under AddressSanitizer, so a use after free of a
-// tensor's memory is still reported although the block was not given to free().
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CUSTODY_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define CUSTODY_ASAN 1
-#endif
-#ifdef CUSTODY_ASAN
-#include <sanitizer/asan_interface.h>
-#define CUSTODY_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
-#define CUSTODY_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define CUSTODY_POISON(p, n) ((void)(p), (void)(n))
-#define CUSTODY_UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
+// Cached blocks are poisoned under AddressSanitizer (core/asan.h), so a use
+// after free of a tensor's memory is still reported.
 
 namespace custody {
 

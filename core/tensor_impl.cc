@@ -5,6 +5,8 @@
 #include <atomic>
 #include <new>
 
+#include "core/object_cache.h"
+
 namespace custody {
 
 namespace internal {
@@ -19,57 +21,14 @@ struct TensorBlock {
   static void release_part(TensorBlock* b);
 };
 
-namespace {
-
-// Note [Block cache]
-// ~~~~~~~~~~~~~~~~~~
-// Tensors are created and destroyed at op rate, so each thread keeps up to
-// kCachedBlocks freed TensorBlocks for its next tensors: no malloc/free pair
-// per op. A block freed on another thread simply joins that thread's cache.
-// The cache is torn down with the thread; a block freed after that (static
-// destructors, a thread's last TLS destructors) goes straight to delete.
-constexpr int kCachedBlocks = 64;
-
-struct BlockCache {
-  void* head = nullptr;  // singly linked through each free block's first bytes
-  int count = 0;
-  ~BlockCache() {
-    torn_down = true;
-    while (head != nullptr) {
-      void* next = *static_cast<void**>(head);
-      ::operator delete(head, sizeof(TensorBlock));
-      head = next;
-    }
-  }
-  static thread_local bool torn_down;
-};
-thread_local bool BlockCache::torn_down = false;
-thread_local BlockCache tls_blocks;
-
-}  // namespace
-
 TensorBlock* TensorBlock::make() {
-  void* mem = nullptr;
-  if (!BlockCache::torn_down && tls_blocks.head != nullptr) {
-    mem = tls_blocks.head;
-    tls_blocks.head = *static_cast<void**>(mem);
-    --tls_blocks.count;
-  } else {
-    mem = ::operator new(sizeof(TensorBlock));
-  }
-  return ::new (mem) TensorBlock;
+  return ::new (ThreadObjectCache<TensorBlock>::allocate()) TensorBlock;
 }
 
 void TensorBlock::release_part(TensorBlock* b) {
   if (b->live_parts.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   b->~TensorBlock();
-  if (!BlockCache::torn_down && tls_blocks.count < kCachedBlocks) {
-    *reinterpret_cast<void**>(b) = tls_blocks.head;
-    tls_blocks.head = b;
-    ++tls_blocks.count;
-  } else {
-    ::operator delete(b, sizeof(TensorBlock));
-  }
+  ThreadObjectCache<TensorBlock>::deallocate(b);  // Note [Thread object cache]
 }
 
 }  // namespace internal
