@@ -37,6 +37,10 @@ size_t CachingHostAllocator::class_bytes(int index) {
   return (size_t{1} << (lg - 1)) + (q << (lg - 3));
 }
 
+// What a block of class `cls` really takes from the system: aligned_alloc wants
+// a multiple of the alignment (ASan's refuses anything else).
+size_t CachingHostAllocator::block_bytes(size_t cls) { return (cls + kAlignment - 1) & ~(kAlignment - 1); }
+
 bool CachingHostAllocator::classes_consistent() {
   for (int i = 0; i < kClasses; ++i) {
     const size_t c = class_bytes(i);
@@ -58,19 +62,19 @@ absl::StatusOr<void*> CachingHostAllocator::allocate(size_t bytes) {
     if (auto& list = free_[idx]; !list.empty()) {
       p = list.back();
       list.pop_back();
-      cached_bytes_ -= static_cast<int64_t>(cls);
+      cached_bytes_ -= static_cast<int64_t>(block_bytes(cls));
     }
   }
-  if (p != nullptr) CUSTODY_UNPOISON(p, cls);
+  if (p != nullptr) CUSTODY_UNPOISON(p, block_bytes(cls));
   if (p == nullptr) {
-    p = std::aligned_alloc(kAlignment, cls);
-    if (p == nullptr && reclaim() > 0) p = std::aligned_alloc(kAlignment, cls);
+    p = std::aligned_alloc(kAlignment, block_bytes(cls));
+    if (p == nullptr && reclaim() > 0) p = std::aligned_alloc(kAlignment, block_bytes(cls));
     if (p == nullptr) {
       return absl::ResourceExhaustedError(
           absl::StrFormat("out of host memory allocating %d bytes (%d in use, %d reserved)", bytes,
                           stats_->snapshot().bytes_in_use, stats_->snapshot().reserved_bytes));
     }
-    stats_->add_reserved(static_cast<int64_t>(cls));
+    stats_->add_reserved(static_cast<int64_t>(block_bytes(cls)));
   }
   stats_->on_alloc(static_cast<int64_t>(bytes));
   return p;
@@ -82,15 +86,15 @@ void CachingHostAllocator::deallocate(void* p, size_t bytes) {
   stats_->on_free(static_cast<int64_t>(bytes));
   {
     Lock lock(&mu_);
-    if (cached_bytes_ + static_cast<int64_t>(cls) <= cache_limit_) {
-      CUSTODY_POISON(p, cls);
+    if (cached_bytes_ + static_cast<int64_t>(block_bytes(cls)) <= cache_limit_) {
+      CUSTODY_POISON(p, block_bytes(cls));
       free_[class_index(cls)].push_back(p);
-      cached_bytes_ += static_cast<int64_t>(cls);
+      cached_bytes_ += static_cast<int64_t>(block_bytes(cls));
       return;
     }
   }
   std::free(p);
-  stats_->add_reserved(-static_cast<int64_t>(cls));
+  stats_->add_reserved(-static_cast<int64_t>(block_bytes(cls)));
 }
 
 int64_t CachingHostAllocator::reclaim() {
@@ -103,10 +107,10 @@ int64_t CachingHostAllocator::reclaim() {
   int64_t returned = 0;
   for (int idx = 0; idx < kClasses; ++idx) {
     for (void* p : taken[idx]) {
-      CUSTODY_UNPOISON(p, class_bytes(idx));
+      CUSTODY_UNPOISON(p, block_bytes(class_bytes(idx)));
       std::free(p);
     }
-    returned += static_cast<int64_t>(class_bytes(idx) * taken[idx].size());
+    returned += static_cast<int64_t>(block_bytes(class_bytes(idx)) * taken[idx].size());
   }
   stats_->add_reserved(-returned);
   return returned;

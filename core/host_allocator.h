@@ -22,7 +22,8 @@
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
 // `MemoryStats::bytes_in_use` counts the bytes callers asked for and have not
 // given back (exact, as before the cache); `reserved_bytes` counts what is held
-// from the system: blocks in use at their class size plus cached blocks. A free
+// from the system: blocks in use at their class size (rounded up to the 64-byte
+// alignment) plus cached blocks. A free
 // that would take the cache past `cache_limit()` returns the block to the
 // system instead, and `reclaim()` returns every cached block (it is also
 // registered as a reclaimer, so an allocation that fails empties the cache and
@@ -79,6 +80,7 @@ class CachingHostAllocator {
   static constexpr int kClasses = 4 * 56 + 1;
   static int class_index(size_t class_bytes);
   static size_t class_bytes(int index);
+  static size_t block_bytes(size_t class_bytes);
 
   // A test-and-test-and-set lock (acquire on taking, release on giving back, so
   // the free lists' writes happen-before the next holder's reads).

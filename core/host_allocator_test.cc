@@ -51,20 +51,20 @@ TEST(CachingHostAllocatorTest, ReusesAFreedBlockOfTheSameClass) {
 TEST(CachingHostAllocatorTest, InUseIsExactReservedCountsTheCache) {
   MemoryStats stats;
   CachingHostAllocator alloc(&stats);
-  void* a = *alloc.allocate(100);    // class 112
+  void* a = *alloc.allocate(100);    // class 112, a 128-byte block (64-byte multiples)
   void* b = *alloc.allocate(5000);   // class 5120
   StatsSnapshot s = stats.snapshot();
   EXPECT_EQ(s.bytes_in_use, 5100);
-  EXPECT_EQ(s.reserved_bytes, 112 + 5120);
+  EXPECT_EQ(s.reserved_bytes, 128 + 5120);
   EXPECT_EQ(s.num_allocs, 2);
   alloc.deallocate(a, 100);
   alloc.deallocate(b, 5000);
   s = stats.snapshot();
   EXPECT_EQ(s.bytes_in_use, 0);
   EXPECT_EQ(s.num_frees, 2);
-  EXPECT_EQ(s.reserved_bytes, 112 + 5120);  // cached, pages kept
-  EXPECT_EQ(alloc.cached_bytes(), 112 + 5120);
-  EXPECT_EQ(alloc.reclaim(), 112 + 5120);
+  EXPECT_EQ(s.reserved_bytes, 128 + 5120);  // cached, pages kept
+  EXPECT_EQ(alloc.cached_bytes(), 128 + 5120);
+  EXPECT_EQ(alloc.reclaim(), 128 + 5120);
   EXPECT_EQ(stats.snapshot().reserved_bytes, 0);
   EXPECT_EQ(alloc.cached_bytes(), 0);
   EXPECT_EQ(alloc.reclaim(), 0);
