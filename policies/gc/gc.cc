@@ -2,9 +2,9 @@
 
 #include "policies/gc/gc.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -58,6 +58,15 @@ Registry& registry() {
 }
 
 Alias* reveal(GC_hidden_pointer h) { return static_cast<Alias*>(GC_REVEAL_POINTER(h)); }
+
+// The alias's creation site (Note [Alias layout]), for symbolizing.
+sites::Site site_of(const Alias* a) {
+  if (a->site == nullptr) return {};
+  void* pcs[sites::Site::kMaxFrames];
+  const int n = static_cast<int>(std::min<uintptr_t>(a->site[0], sites::Site::kMaxFrames));
+  for (int i = 0; i < n; ++i) pcs[i] = reinterpret_cast<void*>(a->site[i + 1]);
+  return sites::Site::from_frames(pcs, n);
+}
 
 // Requires registry().mu.
 void link(Registry& r, Alias* a) {
@@ -328,12 +337,17 @@ Alias* new_alias(ImplRef& ref) {
   maybe_collect();
   if (GC_should_invoke_finalizers()) run_pending();
 
-  const char* site = nullptr;
-  if (sites::tracking()) {
-    const std::string s = sites::capture();
-    if (char* text = static_cast<char*>(GC_MALLOC_ATOMIC(s.size() + 1))) {
-      std::memcpy(text, s.c_str(), s.size() + 1);
-      site = text;
+  const uintptr_t* site = nullptr;
+  if (sites::tracking()) {  // Note [Alias layout]: raw frames, symbolized on report
+    void* pcs[sites::Site::kMaxFrames];
+    const int n = sites::capture_frames(pcs, sites::Site::kMaxFrames);
+    if (n > 0) {
+      auto* mem = static_cast<uintptr_t*>(GC_MALLOC_ATOMIC((n + 1) * sizeof(uintptr_t)));
+      if (mem != nullptr) {
+        mem[0] = static_cast<uintptr_t>(n);
+        for (int i = 0; i < n; ++i) mem[i + 1] = reinterpret_cast<uintptr_t>(pcs[i]);
+        site = mem;
+      }
     }
   }
   void* mem = GC_MALLOC(sizeof(Alias));
@@ -385,7 +399,7 @@ void throw_unusable(const Alias* a, const char* op) {
         "alias() to keep an independent reference",
         op, a->serial);
   }
-  absl::StrAppend(&msg, "\n", sites::describe("created at", a->site ? std::string(a->site) : ""));
+  absl::StrAppend(&msg, "\n", sites::describe("created at", site_of(a)));
   throw LifetimeError(msg);
 }
 

@@ -205,8 +205,11 @@ enum class AliasState : uint8_t { kLive = 0, kDisposed = 1, kFinalized = 2 };
 // finalized); it points into malloc memory, which the collector ignores.
 // `prev`/`next` link the live aliases (for live counts and the test idiom);
 // they are stored hidden (GC_HIDE_POINTER) so the registry does not make
-// aliases reachable. `site` is collector-allocated pointer-free text, kept
-// alive by the alias. Transitions live -> disposed/finalized happen under the
+// aliases reachable. `site` is the creation site as raw program counters
+// (`site[0]` frames in `site[1..]`, core/sites.h Note [Raw frames]) in
+// collector-allocated pointer-free memory (GC_MALLOC_ATOMIC: code addresses are
+// nothing the collector must follow), kept alive by the alias and symbolized
+// only when a LifetimeError prints it. Transitions live -> disposed/finalized happen under the
 // registry mutex, exactly once.
 struct Alias {
   std::atomic<TensorImpl*> impl{nullptr};
@@ -215,7 +218,7 @@ struct Alias {
   uint64_t thread = 0;       // creating thread (custody-local id), for the test idiom
   GC_hidden_pointer prev = 0;
   GC_hidden_pointer next = 0;
-  const char* site = nullptr;
+  const uintptr_t* site = nullptr;
 };
 
 // A new alias owning `ref`, on a registered thread; runs the safe-point work
