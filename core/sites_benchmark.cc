@@ -4,8 +4,8 @@
 // alone, and one 1-element tensor created and released under each policy that
 // records sites (dispose, scope, manual, gc), with tracking off and on.
 //
-//   ./bazelw run -c opt //core:sites_benchmark -- --benchmark_repetitions=5 \
-//       --benchmark_report_aggregates_only=true
+//   ./bazelw run -c opt //core:sites_benchmark --
+//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
 // Arg 0: tracking off, arg 1: tracking on.
 
