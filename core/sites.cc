@@ -62,8 +62,10 @@ std::string Site::to_string() const {
 // capture()) after `skip` frames. It unwinds by frame pointers, and Debian's
 // libabsl_stacktrace is built without them: GetStackTrace keeps no frame of its
 // own, so the return address into capture() is never seen and the list starts
-// one frame higher, at capture()'s caller. Asking it to skip capture() too
-// ("skip + 1") therefore dropped the caller's frame (the policy's create/free
+// one frame higher, at capture()'s caller (observed: with "skip + 1", frame #0
+// was the caller's caller; core/sites_test checks the caller is in the first
+// two frames). Asking it to skip capture() too therefore dropped the caller's
+// frame (the policy's create/free
 // function, or the user's own frame when that one was inlined into it, as
 // under ASan). So nothing is skipped beyond the caller's `skip`: frame #0 is
 // the caller of capture(), or capture() itself where GetStackTrace keeps a frame
