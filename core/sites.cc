@@ -65,12 +65,12 @@ std::string Site::to_string() const {
 // one frame higher, at capture()'s caller (observed: with "skip + 1", frame #0
 // was the caller's caller; core/sites_test checks the caller is in the first
 // two frames). Asking it to skip capture() too therefore dropped the caller's
-// frame (the policy's create/free
-// function, or the user's own frame when that one was inlined into it, as
-// under ASan). So nothing is skipped beyond the caller's `skip`: frame #0 is
-// the caller of capture(), or capture() itself where GetStackTrace keeps a frame
-// pointer — one frame too many rather than one too few. Both capturing functions
-// call GetStackTrace directly and are never inlined.
+// frame (the policy's create/free function, or the user's own frame when that
+// one was inlined into it, as under ASan). So nothing is skipped beyond the
+// caller's `skip`: frame #0 is the caller of capture(), or capture() itself
+// where GetStackTrace keeps a frame pointer — one frame too many rather than
+// one too few. Both capturing functions call GetStackTrace directly and are
+// never inlined.
 ABSL_ATTRIBUTE_NOINLINE int capture_frames(void** pcs, int max_frames, int skip) noexcept {
   if (!tracking() || pcs == nullptr || max_frames <= 0) return 0;
   const int n = absl::GetStackTrace(pcs, max_frames, skip);
