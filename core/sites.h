@@ -6,13 +6,19 @@
 //   CUSTODY_TRACK_SITES=1 ./my_program      // or custody::sites::set_tracking(true)
 //
 // When tracking is on, a policy calls `capture()` where it creates (or frees) a
-// reference and keeps the returned text; leak reports and LifetimeErrors print
-// it. Frames come from absl::GetStackTrace and are symbolized with
-// absl::Symbolize. Off by default: capturing costs a few microseconds.
+// reference and keeps the returned `Site`; leak reports and LifetimeErrors
+// print it. Note [Raw frames]: a Site holds only the program counters
+// absl::GetStackTrace returns (one allocation, cheap to copy); they are
+// symbolized with absl::Symbolize only when a report or an error message is
+// actually produced (`describe`, `Site::to_string`). Capturing costs well under
+// a microsecond; symbolizing a site costs tens of microseconds, paid only for
+// the sites a message prints. A consequence: a frame in a shared library
+// unloaded (dlclose) between capture and report prints as "??".
 
 #ifndef CUSTODY_CORE_SITES_H_
 #define CUSTODY_CORE_SITES_H_
 
+#include <memory>
 #include <string>
 
 namespace custody::sites {
@@ -21,14 +27,55 @@ namespace custody::sites {
 bool tracking();
 void set_tracking(bool on);
 
-// The calling stack as text, one "    #i 0xADDR symbol" line per frame,
-// skipping `skip` frames above the caller. Empty when tracking is off, and
-// when memory runs out (never throws: policies call it on release paths).
-std::string capture(int skip = 0) noexcept;
+// A captured call stack: raw program counters, symbolized on demand. Empty
+// when tracking was off or capturing failed. Copies share one immutable frame
+// array (copying is a reference-count increment; never throws).
+class Site {
+ public:
+  static constexpr int kMaxFrames = 24;
 
-// Prefixes `site` with a header line ("  created at:\n"), or returns a hint to
-// turn tracking on when `site` is empty.
-std::string describe(const char* what, const std::string& site);
+  Site() noexcept = default;
+
+  // A site made of `n` given program counters (at most kMaxFrames are kept);
+  // empty for n <= 0 or when memory runs out. For policies that store frames
+  // elsewhere (the gc policy keeps them in the collector's heap).
+  static Site from_frames(void* const* pcs, int n) noexcept;
+
+  bool empty() const noexcept { return frames_ == nullptr; }
+  int size() const noexcept { return frames_ ? frames_->n : 0; }
+  // The program counters, innermost first (null when empty).
+  void* const* frames() const noexcept { return frames_ ? frames_->pc : nullptr; }
+
+  // The stack as text, one "    #i 0xADDR symbol" line per frame ("??" when a
+  // frame cannot be symbolized); "" when empty. Symbolizes every frame.
+  std::string to_string() const;
+
+ private:
+  struct Frames {
+    int n = 0;
+    void* pc[kMaxFrames];
+  };
+  std::shared_ptr<const Frames> frames_;
+};
+
+// The calling stack from the caller of capture() (or from capture() itself,
+// depending on how Abseil was built: Note [No skipped frames] in sites.cc),
+// after skipping `skip` frames (policies pass 0: a fixed skip count can drop
+// the user's own frame, e.g. when ASan builds inline differently). An empty
+// Site when tracking is off, and when memory runs out (never throws: policies
+// call it on release paths). No symbolization happens here.
+Site capture(int skip = 0) noexcept;
+
+// Like capture() for callers that keep the frames themselves: writes up to
+// `max_frames` program counters of the calling stack (as capture() does) to
+// `pcs` and returns how many; 0 when tracking is off.
+int capture_frames(void** pcs, int max_frames, int skip = 0) noexcept;
+
+// Prefixes the symbolized `site` with a header line ("  created at:\n"), or
+// returns a hint to turn tracking on when `site` is empty.
+std::string describe(const char* what, const Site& site);
+// The same for a site already turned into text (Site::to_string()).
+std::string describe(const char* what, const std::string& site_text);
 
 // RAII: turns tracking on or off for a scope (tests), restoring the old value.
 class ScopedTracking {

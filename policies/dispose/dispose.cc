@@ -102,14 +102,20 @@ void throw_null(const char* op) {
 
 std::vector<LeakedAlias> leak_report() {
   std::vector<LeakedAlias> out;
-  internal::Registry& r = internal::registry();
-  absl::MutexLock lock(&r.mu);
-  for (internal::Alias* a = r.head.next; a != &r.head; a = a->next) {
-    if (a->handles > 0) continue;
-    out.push_back(LeakedAlias{a->serial, std::string(dtype_name(a->ref->scalar_type())),
-                              std::vector<int64_t>(a->ref->sizes().begin(), a->ref->sizes().end()),
-                              a->site});
+  std::vector<sites::Site> leaked_sites;
+  {
+    internal::Registry& r = internal::registry();
+    absl::MutexLock lock(&r.mu);
+    for (internal::Alias* a = r.head.next; a != &r.head; a = a->next) {
+      if (a->handles > 0) continue;
+      out.push_back(LeakedAlias{a->serial, std::string(dtype_name(a->ref->scalar_type())),
+                                std::vector<int64_t>(a->ref->sizes().begin(), a->ref->sizes().end()),
+                                std::string()});
+      leaked_sites.push_back(a->site);
+    }
   }
+  // Symbolized outside the lock: it is the slow part (core/sites.h).
+  for (size_t i = 0; i < out.size(); ++i) out[i].site = leaked_sites[i].to_string();
   return out;
 }
 

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/sites.h"
 #include "core/tensor_impl.h"
 
 namespace custody::dispose {
@@ -52,7 +53,7 @@ struct Alias {
   int64_t handles = 0;         // guarded by the registry mutex
   uint64_t serial = 0;         // creation order
   uint64_t thread = 0;         // creating thread (for per-thread test cleanup)
-  std::string site;            // creation site, when tracking is on
+  sites::Site site;            // creation site, when tracking is on (symbolized on report)
   Alias* prev = nullptr;       // registry links (undisposed aliases only)
   Alias* next = nullptr;
 };
@@ -127,7 +128,7 @@ struct LeakedAlias {
   uint64_t serial;     // creation order
   std::string dtype;
   std::vector<int64_t> sizes;
-  std::string site;    // empty unless site tracking is on
+  std::string site;    // empty unless site tracking is on (symbolized by leak_report())
 };
 
 // Undisposed aliases that no handle refers to any more (they can never be

@@ -124,6 +124,15 @@ __attribute__((noinline)) std::unique_ptr<std::vector<T>> hide_in_std_vector(int
   return v;
 }
 
+// A handle in static storage of the test binary (its .bss): a root (Note [Static roots]).
+template <class T>
+inline T static_handle;
+
+template <class T>
+__attribute__((noinline)) void keep_in_static_storage(float value) {
+  static_handle<T> = T::full(std::vector<int64_t>{4}, value);
+}
+
 template <class T>
 __attribute__((noinline)) void dispose_each(int n) {
   for (int i = 0; i < n; ++i) {
@@ -366,6 +375,39 @@ TYPED_TEST_P(GcContractTest, StackHandlesSurviveCollect) {
     ASSERT_FALSE(on_stack[i].is_disposed()) << i;
     EXPECT_EQ(values_of(on_stack[i]), std::vector<double>({double(i), double(i)}));
   }
+}
+
+TYPED_TEST_P(GcContractTest, StaticStorageHandlesSurviveCollect) {
+  using T = TypeParam;
+  T& kept = gc_contract::static_handle<T>;
+  gc_contract::keep_in_static_storage<T>(3.0f);
+  for (int round = 0; round < 3; ++round) {
+    gc_contract::drop_tensors<T>(100, 16);  // garbage beside it
+    gc_contract::collect_clean();
+    ASSERT_FALSE(kept.is_disposed()) << "the global's alias was finalized in round " << round;
+  }
+  EXPECT_EQ(values_of(kept), std::vector<double>({3, 3, 3, 3}));
+  kept = T();
+}
+
+TYPED_TEST_P(GcContractTest, StaticRootsLeaveSystemLibrariesOut) {
+  // Note [Static roots]: the program's data is scanned, system libraries'
+  // (libc, libstdc++, libtorch, ...) is not, unless set_scan_all_libraries(true).
+  const bool old = gc::scan_all_libraries();
+  gc::set_scan_all_libraries(false);
+  gc::collect();
+  const gc::Stats filtered = gc::stats();
+  gc::set_scan_all_libraries(true);
+  gc::collect();
+  const gc::Stats all = gc::stats();
+  gc::set_scan_all_libraries(old);
+  gc::collect();
+  EXPECT_GE(filtered.root_objects_scanned, 1) << filtered.to_string();
+  EXPECT_GE(filtered.root_objects_skipped, 1) << filtered.to_string();
+  EXPECT_LT(filtered.root_bytes_scanned, all.root_bytes_scanned) << filtered.to_string();
+  EXPECT_EQ(all.root_objects_skipped, 0) << all.to_string();
+  EXPECT_EQ(all.root_objects_scanned, filtered.root_objects_scanned + filtered.root_objects_skipped)
+      << all.to_string();
 }
 
 TYPED_TEST_P(GcContractTest, GcVectorHandlesSurviveCollect) {
@@ -807,7 +849,9 @@ REGISTER_TYPED_TEST_SUITE_P(
     DisposeReturnsMemoryNow, DisposeIsIdempotent, ReleaseIsDispose, CopyingAHandleSharesTheAlias,
     AliasIsAnIndependentReference, EveryOpResultIsAFreshAlias, UseAfterDisposeNamesTheOp,
     DefaultHandleIsUnusable, DisposedHandleStaysALifetimeErrorAcrossCollections,
-    DisposedAliasesAreNotFinalizedAgain, StackHandlesSurviveCollect, GcVectorHandlesSurviveCollect,
+    DisposedAliasesAreNotFinalizedAgain, StackHandlesSurviveCollect,
+    StaticStorageHandlesSurviveCollect, StaticRootsLeaveSystemLibrariesOut,
+    GcVectorHandlesSurviveCollect,
     GcVectorOnTheMallocHeapStillProtects, DroppedGcVectorIsCollected, GcMakeObjectKeepsItsHandles,
     DeadGcMakeObjectsAreFinalizedWithTheirHandles, StdVectorHandlesAreInvisibleToTheCollector,
     KnownFailure_NativeMemoryIsInvisibleToTheCollector, PressureTriggerBoundsNativeMemory,

@@ -2,8 +2,12 @@
 
 #include "policies/gc/gc.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -58,6 +62,15 @@ Registry& registry() {
 }
 
 Alias* reveal(GC_hidden_pointer h) { return static_cast<Alias*>(GC_REVEAL_POINTER(h)); }
+
+// The alias's creation site (Note [Alias layout]), for symbolizing.
+sites::Site site_of(const Alias* a) {
+  if (a->site == nullptr) return {};
+  void* pcs[sites::Site::kMaxFrames];
+  const int n = static_cast<int>(std::min<uintptr_t>(a->site[0], sites::Site::kMaxFrames));
+  for (int i = 0; i < n; ++i) pcs[i] = reinterpret_cast<void*>(a->site[i + 1]);
+  return sites::Site::from_frames(pcs, n);
+}
 
 // Requires registry().mu.
 void link(Registry& r, Alias* a) {
@@ -251,11 +264,103 @@ void maybe_collect() {
 
 bool on_alloc_failure(Device /*device*/, size_t /*bytes*/) { return reclaim(); }
 
+// ---- static roots (Note [Static roots]) ----------------------------------------------
+
+// -1: not decided yet (read CUSTODY_GC_SCAN_ALL_LIBRARIES at initialisation).
+std::atomic<int> g_scan_all{-1};
+
+bool scan_all_now() {
+  int v = g_scan_all.load(std::memory_order_relaxed);
+  if (v < 0) {
+    const char* env = std::getenv("CUSTODY_GC_SCAN_ALL_LIBRARIES");
+    v = (env != nullptr && env[0] == '1') ? 1 : 0;
+    int expected = -1;
+    if (!g_scan_all.compare_exchange_strong(expected, v)) v = expected;
+  }
+  return v == 1;
+}
+
+// The paths (as the dynamic linker names them) of libgc's own library and of
+// the library holding this file: kept wherever they are installed. Set once,
+// before the filter is registered.
+const char* g_libgc_path = nullptr;
+const char* g_self_path = nullptr;
+
+const char* object_path(const void* address) {
+  Dl_info info;
+  if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return nullptr;
+  return info.dli_fname;
+}
+
+// Where distributions install shared libraries (and the CUDA toolkit): code
+// built elsewhere than the program cannot hold its handles in its globals.
+constexpr const char* kSystemLibraryDirs[] = {
+    "/lib/",     "/lib32/",     "/lib64/",     "/libx32/",         "/usr/lib/",
+    "/usr/lib32/", "/usr/lib64/", "/usr/libx32/", "/usr/local/cuda",
+};
+
+bool in_system_library_dir(const char* path) {
+  for (const char* dir : kSystemLibraryDirs) {
+    if (std::strncmp(path, dir, std::strlen(dir)) == 0) return true;
+  }
+  return false;
+}
+
+bool same_path(const char* a, const char* b) { return b != nullptr && std::strcmp(a, b) == 0; }
+
+// What the last registration pass offered to the collector (Stats::root_*).
+// Written and read only under libgc's allocation lock (the filter always runs
+// under it; stats() reads through GC_call_with_alloc_lock).
+struct RootsPass {
+  const void* first_segment = nullptr;  // the main program's first writable segment
+  const char* last_object = nullptr;    // the object of the previous segment
+  int64_t objects_scanned = 0, objects_skipped = 0, bytes_scanned = 0, bytes_skipped = 0;
+};
+RootsPass g_roots_pass;
+
+// Whether the writable data of the loaded object `path` is scanned as roots.
+bool scans_object(const char* path) {
+  if (path == nullptr || path[0] == '\0') return true;  // the main program (dl_iterate_phdr: "")
+  if (!in_system_library_dir(path)) return true;         // ours and the user's libraries
+  if (same_path(path, g_libgc_path)) return true;         // libgc's own tables (its thread table)
+  if (same_path(path, g_self_path)) return true;          // this policy, however installed
+  return scan_all_now();
+}
+
+// libgc's filter (GC_register_has_static_roots_callback): called for every
+// writable segment of every loaded object, main program first, each time the
+// collector re-registers the libraries (at every collection), with its
+// allocation lock held: no allocation, no lock, nothing that can throw.
+int GC_CALLBACK filter_static_roots(const char* path, void* start, size_t bytes) {
+  RootsPass& p = g_roots_pass;
+  if (p.first_segment == nullptr) p.first_segment = start;
+  if (start == p.first_segment) p = RootsPass{start, nullptr, 0, 0, 0, 0};  // a new pass
+  const bool scan = scans_object(path);
+  const bool new_object = path != p.last_object;
+  p.last_object = path;
+  if (scan) {
+    p.objects_scanned += new_object;
+    p.bytes_scanned += static_cast<int64_t>(bytes);
+  } else {
+    p.objects_skipped += new_object;
+    p.bytes_skipped += static_cast<int64_t>(bytes);
+  }
+  return scan ? 1 : 0;
+}
+
+void* read_roots_pass(void* out) {
+  *static_cast<RootsPass*>(out) = g_roots_pass;
+  return nullptr;
+}
+
 // ---- initialisation (Note [Thread registration]) ---------------------------------------
 
 void initialize() {
   static std::once_flag once;
   std::call_once(once, [] {
+    g_libgc_path = object_path(reinterpret_cast<const void*>(&GC_gcollect));
+    g_self_path = object_path(reinterpret_cast<const void*>(&filter_static_roots));
+    GC_register_has_static_roots_callback(&filter_static_roots);  // before any collection
     GC_INIT();
     if (CUSTODY_GC_UNDER_TSAN) GC_disable();
     GC_set_finalize_on_demand(1);
@@ -328,12 +433,17 @@ Alias* new_alias(ImplRef& ref) {
   maybe_collect();
   if (GC_should_invoke_finalizers()) run_pending();
 
-  const char* site = nullptr;
-  if (sites::tracking()) {
-    const std::string s = sites::capture();
-    if (char* text = static_cast<char*>(GC_MALLOC_ATOMIC(s.size() + 1))) {
-      std::memcpy(text, s.c_str(), s.size() + 1);
-      site = text;
+  const uintptr_t* site = nullptr;
+  if (sites::tracking()) {  // Note [Alias layout]: raw frames, symbolized on report
+    void* pcs[sites::Site::kMaxFrames];
+    const int n = sites::capture_frames(pcs, sites::Site::kMaxFrames);
+    if (n > 0) {
+      auto* mem = static_cast<uintptr_t*>(GC_MALLOC_ATOMIC((n + 1) * sizeof(uintptr_t)));
+      if (mem != nullptr) {
+        mem[0] = static_cast<uintptr_t>(n);
+        for (int i = 0; i < n; ++i) mem[i + 1] = reinterpret_cast<uintptr_t>(pcs[i]);
+        site = mem;
+      }
     }
   }
   void* mem = GC_MALLOC(sizeof(Alias));
@@ -385,7 +495,7 @@ void throw_unusable(const Alias* a, const char* op) {
         "alias() to keep an independent reference",
         op, a->serial);
   }
-  absl::StrAppend(&msg, "\n", sites::describe("created at", a->site ? std::string(a->site) : ""));
+  absl::StrAppend(&msg, "\n", sites::describe("created at", site_of(a)));
   throw LifetimeError(msg);
 }
 
@@ -471,12 +581,20 @@ ThreadRegistration::~ThreadRegistration() {
 
 bool thread_registered() { return GC_thread_is_registered() != 0; }
 
+void set_scan_all_libraries(bool on) {
+  internal::g_scan_all.store(on ? 1 : 0, std::memory_order_relaxed);
+}
+
+bool scan_all_libraries() { return internal::scan_all_now(); }
+
 std::string Stats::to_string() const {
   return absl::StrFormat(
       "gc: live_aliases=%d aliases_created=%d disposed=%d finalized=%d collections=%d "
-      "(pressure=%d reclaim=%d) budget_skips=%d bytes_since_collection=%d gc_heap_bytes=%d",
+      "(pressure=%d reclaim=%d) budget_skips=%d bytes_since_collection=%d gc_heap_bytes=%d "
+      "static_roots: objects scanned=%d skipped=%d, bytes scanned=%d skipped=%d",
       live_aliases, aliases_created, disposed, finalized, collections, pressure_collections,
-      reclaim_collections, budget_skips, bytes_since_collection, gc_heap_bytes);
+      reclaim_collections, budget_skips, bytes_since_collection, gc_heap_bytes,
+      root_objects_scanned, root_objects_skipped, root_bytes_scanned, root_bytes_skipped);
 }
 
 Stats stats() {
@@ -496,10 +614,21 @@ Stats stats() {
   s.budget_skips = c.budget_skips.load(std::memory_order_relaxed);
   s.bytes_since_collection = c.bytes_since.load(std::memory_order_relaxed);
   s.gc_heap_bytes = static_cast<int64_t>(GC_get_heap_size());
+  internal::RootsPass roots;
+  GC_call_with_alloc_lock(&internal::read_roots_pass, &roots);
+  s.root_objects_scanned = roots.objects_scanned;
+  s.root_objects_skipped = roots.objects_skipped;
+  s.root_bytes_scanned = roots.bytes_scanned;
+  s.root_bytes_skipped = roots.bytes_skipped;
   return s;
 }
 
 namespace testing {
+
+bool scans_static_data_of(const char* path) {
+  internal::initialize();  // the library paths are known after it
+  return internal::scans_object(path);
+}
 
 uint64_t next_serial() {
   internal::Registry& r = internal::registry();

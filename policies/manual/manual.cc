@@ -92,7 +92,7 @@ void unlink_live(Ledger& l, Slot* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(l.mu) {
 
 // Ends the entry in live slot `s`: moves its TensorImpl reference into `out`
 // (dropped by the caller outside the lock) and queues the slot for reuse.
-void retire(Ledger& l, Slot* s, std::string freed_at, ImplRef* out)
+void retire(Ledger& l, Slot* s, sites::Site freed_at, ImplRef* out)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(l.mu) {
   s->live_serial.store(0, std::memory_order_release);
   *out = ImplRef(kAdopt, s->impl.exchange(nullptr, std::memory_order_relaxed));
@@ -108,12 +108,30 @@ void retire(Ledger& l, Slot* s, std::string freed_at, ImplRef* out)
 constexpr char kRule[] =
     "Every +1 reference (an op result, a new_* result or retain(t)) takes exactly one free";
 
+// The LifetimeError for an entry that is no longer live: the text and the
+// sites are taken under the ledger lock, the sites are symbolized (slow) after
+// it is released, by message().
+struct Unusable {
+  std::string msg;
+  bool with_sites = false;
+  const char* freed_label = "";
+  sites::Site created_at;
+  sites::Site freed_at;
+
+  std::string message() const {
+    if (!with_sites) return msg;
+    return absl::StrCat(msg, "\n", sites::describe("created at", created_at),
+                        sites::describe(freed_label, freed_at));
+  }
+};
+
 // The message for `id` when its entry is no longer live. `past_zero` selects the
 // wording of a free/release past zero; otherwise it is a use after free by `op`.
-std::string unusable_message(Ledger& l, const EntryId& id, const char* op, bool past_zero)
+Unusable unusable(Ledger& l, const EntryId& id, const char* op, bool past_zero)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(l.mu) {
   const Slot* s = id.slot;
-  std::string msg;
+  Unusable u;
+  std::string& msg = u.msg;
   if (past_zero) {
     msg = absl::StrFormat("%s: free past zero on tensor reference #%d", op, id.serial);
   } else {
@@ -138,10 +156,12 @@ std::string unusable_message(Ledger& l, const EntryId& id, const char* op, bool 
                     "keeps the tensor");
   }
   if (s->serial == id.serial) {
-    absl::StrAppend(&msg, "\n", sites::describe("created at", s->created_at),
-                    sites::describe(past_zero ? "freed earlier at" : "freed at", s->freed_at));
+    u.with_sites = true;
+    u.freed_label = past_zero ? "freed earlier at" : "freed at";
+    u.created_at = s->created_at;
+    u.freed_at = s->freed_at;
   }
-  return msg;
+  return u;
 }
 
 [[noreturn]] void throw_null(const char* op) {
@@ -153,7 +173,7 @@ std::string unusable_message(Ledger& l, const EntryId& id, const char* op, bool 
 }  // namespace
 
 EntryId new_entry(ImplRef ref) {
-  std::string site = sites::capture();  // outside the lock: symbolizing is slow
+  sites::Site site = sites::capture();  // raw frames: symbolized only when reported
   Ledger& l = ledger();
   absl::MutexLock lock(&l.mu);
   Slot* s = pop_free(l);  // the only call that may throw; `ref` is then dropped by unwinding
@@ -161,7 +181,7 @@ EntryId new_entry(ImplRef ref) {
   s->count = 1;
   s->thread = this_thread_id();
   s->created_at = std::move(site);
-  s->freed_at.clear();
+  s->freed_at = sites::Site();
   s->retained_at.clear();
   s->sizes.clear();
   s->impl.store(ref.leak(), std::memory_order_relaxed);
@@ -172,35 +192,43 @@ EntryId new_entry(ImplRef ref) {
 
 void retain_entry(const EntryId& id, const char* op) {
   if (id.slot == nullptr) throw_null(op);
-  std::string site = sites::capture();
+  sites::Site site = sites::capture();
   Ledger& l = ledger();
-  absl::MutexLock lock(&l.mu);
-  Slot* s = id.slot;
-  if (s->live_serial.load(std::memory_order_relaxed) != id.serial) {
-    throw LifetimeError(unusable_message(l, id, op, /*past_zero=*/false));
+  Unusable error;
+  {
+    absl::MutexLock lock(&l.mu);
+    Slot* s = id.slot;
+    if (s->live_serial.load(std::memory_order_relaxed) == id.serial) {
+      ++s->count;
+      if (!site.empty()) s->retained_at.push_back(std::move(site));
+      return;
+    }
+    error = unusable(l, id, op, /*past_zero=*/false);
   }
-  ++s->count;
-  if (!site.empty()) s->retained_at.push_back(std::move(site));
+  throw LifetimeError(error.message());
 }
 
 void free_entry(const EntryId& id, const char* op) {
   if (id.slot == nullptr) return;  // as THTensor_(free)(NULL)
-  std::string site = sites::capture();
+  sites::Site site = sites::capture();
   Ledger& l = ledger();
   ImplRef dropped;  // declared before the lock: released after it
+  Unusable error;
   {
     absl::MutexLock lock(&l.mu);
     Slot* s = id.slot;
-    if (s->live_serial.load(std::memory_order_relaxed) != id.serial) {
-      throw LifetimeError(unusable_message(l, id, op, /*past_zero=*/true));
-    }
-    if (--s->count > 0) {
-      // One outstanding retain fewer (which one is unknowable; drop the latest).
-      if (s->retained_at.size() >= static_cast<size_t>(s->count)) s->retained_at.pop_back();
+    if (s->live_serial.load(std::memory_order_relaxed) == id.serial) {
+      if (--s->count > 0) {
+        // One outstanding retain fewer (which one is unknowable; drop the latest).
+        if (s->retained_at.size() >= static_cast<size_t>(s->count)) s->retained_at.pop_back();
+      } else {
+        retire(l, s, std::move(site), &dropped);
+      }
       return;
     }
-    retire(l, s, std::move(site), &dropped);
+    error = unusable(l, id, op, /*past_zero=*/true);
   }
+  throw LifetimeError(error.message());
 }
 
 int64_t refcount(const EntryId& id) {
@@ -213,26 +241,38 @@ int64_t refcount(const EntryId& id) {
 void throw_unusable(const EntryId& id, const char* op) {
   if (id.slot == nullptr) throw_null(op);
   Ledger& l = ledger();
-  std::string msg;
+  Unusable error;
   {
     absl::MutexLock lock(&l.mu);
-    msg = unusable_message(l, id, op, /*past_zero=*/false);
+    error = unusable(l, id, op, /*past_zero=*/false);
   }
-  throw LifetimeError(msg);
+  throw LifetimeError(error.message());
 }
 
 }  // namespace internal
 
 std::vector<UnfreedReference> leak_report() {
   std::vector<UnfreedReference> out;
-  internal::Ledger& l = internal::ledger();
-  absl::MutexLock lock(&l.mu);
-  out.reserve(static_cast<size_t>(l.live_count));
-  for (const internal::Slot* s = l.live.next; s != &l.live; s = s->next) {
-    const TensorImpl* t = s->impl.load(std::memory_order_relaxed);
-    out.push_back(UnfreedReference{s->serial, std::string(dtype_name(t->scalar_type())),
-                                   std::vector<int64_t>(t->sizes().begin(), t->sizes().end()),
-                                   s->count, s->created_at, s->retained_at});
+  std::vector<sites::Site> created;                 // out[i]'s sites, symbolized
+  std::vector<std::vector<sites::Site>> retained;   // after the lock is released
+  {
+    internal::Ledger& l = internal::ledger();
+    absl::MutexLock lock(&l.mu);
+    out.reserve(static_cast<size_t>(l.live_count));
+    created.reserve(static_cast<size_t>(l.live_count));
+    retained.reserve(static_cast<size_t>(l.live_count));
+    for (const internal::Slot* s = l.live.next; s != &l.live; s = s->next) {
+      const TensorImpl* t = s->impl.load(std::memory_order_relaxed);
+      out.push_back(UnfreedReference{s->serial, std::string(dtype_name(t->scalar_type())),
+                                     std::vector<int64_t>(t->sizes().begin(), t->sizes().end()),
+                                     s->count, std::string(), {}});
+      created.push_back(s->created_at);
+      retained.push_back(s->retained_at);
+    }
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].site = created[i].to_string();
+    for (const sites::Site& site : retained[i]) out[i].retained_at.push_back(site.to_string());
   }
   return out;
 }
@@ -266,7 +306,7 @@ uint64_t next_reference_id() {
 
 void free_created_on_this_thread_since(uint64_t since) {
   const uint64_t me = internal::this_thread_id();
-  std::string site = sites::capture();
+  sites::Site site = sites::capture();
   std::vector<ImplRef> dropped;
   internal::Ledger& l = internal::ledger();
   {

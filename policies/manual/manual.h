@@ -115,6 +115,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/sites.h"
 #include "core/shape.h"
 #include "core/tensor_impl.h"
 
@@ -134,9 +135,9 @@ struct Slot {
   uint64_t serial = 0;          // the entry living here, or the last one that did
   int64_t count = 0;            // the manual refcount; 0 once freed
   uint64_t thread = 0;          // creating thread (for the per-thread test idiom)
-  std::string created_at;       // creation site (empty unless tracking)
-  std::vector<std::string> retained_at;  // sites of outstanding retains (<= count - 1)
-  std::string freed_at;         // site of the free that reached zero
+  sites::Site created_at;       // creation site (empty unless tracking)
+  std::vector<sites::Site> retained_at;  // sites of outstanding retains (<= count - 1)
+  sites::Site freed_at;         // site of the free that reached zero
   ScalarType dtype = ScalarType::Float;  // recorded at that free, for messages
   Dims sizes;
   Slot* prev = nullptr;         // live list links; `next` also links the free queue
@@ -239,6 +240,7 @@ struct UnfreedReference {
   int64_t refcount;                      // frees still owed
   std::string site;                      // creation site; empty unless tracking
   std::vector<std::string> retained_at;  // outstanding retains' sites (when tracking)
+  // (both symbolized by leak_report(), outside the ledger lock)
 };
 
 // Every reference not yet freed, oldest first. In a program that follows the

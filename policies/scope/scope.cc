@@ -139,7 +139,7 @@ Entry* new_entry(ImplRef ref) {
         "custody::scope::set_allow_unscoped(true)",
         dtype_name(ref->scalar_type()), shape_str(ref->sizes())));
   }
-  std::string site = sites::capture();
+  sites::Site site = sites::capture();
   auto* e = new Entry;  // may throw: `ref` is given back by its destructor
   e->site = std::move(site);
   e->impl.store(ref.leak(), std::memory_order_release);

@@ -90,6 +90,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/sites.h"
 #include "core/tensor_impl.h"
 
 namespace custody::scope {
@@ -116,8 +117,8 @@ struct Entry {
   Entry* prev = nullptr;               // scope list links
   Entry* next = nullptr;
   DisposedBy disposed_by = DisposedBy::kNotYet;
-  std::string site;                    // creation site, when tracking is on
-  std::string disposed_site;           // where it was disposed, when tracking is on
+  sites::Site site;                    // creation site, when tracking is on
+  sites::Site disposed_site;           // where it was disposed, when tracking is on
 };
 
 Entry* new_entry(ImplRef ref);          // registered in the innermost scope (or throws)
