@@ -2,12 +2,14 @@
 //
 // policies/gc/gc_benchmark.cc — what `gc::collect()` costs when there is
 // little to collect, in a process that has libtorch loaded (as every program
-// using the aten backend or interop does: the collector scans the static data
-// of every loaded library, and libtorch's is large):
+// using the aten backend or interop does: by default libgc scans the static
+// data of every loaded library, and libtorch's is ~48 MB; the gc policy tells
+// it to skip system libraries, Note [Static roots] in gc.h):
 //
 //   gc_collect/garbage=<g>/gc:<b>            create g unreachable 1-element tensors (not timed),
 //                                            then gc::collect() (timed)
 //   gc_collect/live=10000,garbage=0/gc:<b>   the same with 10000 live handles in a gc::vector
+//   gc_collect/garbage=0/gc:<b>:scan_all_libraries   libgc's default roots, for comparison
 //
 // Every contender reports, per iteration, `collections` and `finalized`
 // (references given back by finalizers) from gc::stats(). There is no libtorch
@@ -37,9 +39,11 @@ __attribute__((noinline)) void make_garbage(int64_t n) {
 }
 
 template <AnyTensor T>
-void collect(benchmark::State& state, int64_t garbage, int64_t live) {
+void collect(benchmark::State& state, int64_t garbage, int64_t live, bool scan_all) {
   libtorch::warm_up();  // libtorch is really loaded (and initialized) in this process
   [[maybe_unused]] Env<gc::Policy> env;
+  const bool old_scan_all = gc::scan_all_libraries();
+  gc::set_scan_all_libraries(scan_all);  // the next collection re-registers the roots
   gc::vector<T> kept;
   kept.reserve(static_cast<size_t>(live));
   for (int64_t i = 0; i < live; ++i) kept.push_back(T::empty({1}));
@@ -52,6 +56,10 @@ void collect(benchmark::State& state, int64_t garbage, int64_t live) {
     gc::collect();
   }
   counters.report(state);
+  const gc::Stats s = gc::stats();
+  state.counters["roots_kB_scanned"] = static_cast<double>(s.root_bytes_scanned) / 1e3;
+  state.counters["roots_kB_skipped"] = static_cast<double>(s.root_bytes_skipped) / 1e3;
+  gc::set_scan_all_libraries(old_scan_all);
   for (T& t : kept) custody::release(t);
 }
 
@@ -59,10 +67,14 @@ void collect(benchmark::State& state, int64_t garbage, int64_t live) {
   for_each_type(HostBackends{}, []<class B>() {
     using T = BasicTensor<gc::Policy, B>;
     for (int64_t g : kGarbage) {
-      add_peer(absl::StrCat("gc_collect/garbage=", g), contender<T>(), &collect<T>, g, int64_t{0});
+      add_peer(absl::StrCat("gc_collect/garbage=", g), contender<T>(), &collect<T>, g, int64_t{0},
+               false);
     }
     add_peer(absl::StrCat("gc_collect/live=", kLive, ",garbage=0"), contender<T>(), &collect<T>,
-             int64_t{0}, kLive);
+             int64_t{0}, kLive, false);
+    // libgc's default, every loaded library's static data scanned (Note [Static roots]).
+    add_peer("gc_collect/garbage=0", absl::StrCat(contender<T>(), ":scan_all_libraries"),
+             &collect<T>, int64_t{0}, int64_t{0}, true);
   });
   return true;
 }();
