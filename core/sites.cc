@@ -13,22 +13,21 @@
 #include "absl/strings/str_format.h"
 
 namespace custody::sites {
-namespace {
+namespace internal {
 
 std::atomic<int> g_tracking{-1};  // -1: read the environment on first use
 
-}  // namespace
-
-bool tracking() {
-  int v = g_tracking.load(std::memory_order_relaxed);
-  if (v < 0) {
-    const char* env = std::getenv("CUSTODY_TRACK_SITES");
-    v = (env != nullptr && env[0] == '1') ? 1 : 0;
-    int expected = -1;
-    if (!g_tracking.compare_exchange_strong(expected, v)) v = expected;
-  }
+bool tracking_from_env() {
+  const char* env = std::getenv("CUSTODY_TRACK_SITES");
+  int v = (env != nullptr && env[0] == '1') ? 1 : 0;
+  int expected = -1;
+  if (!g_tracking.compare_exchange_strong(expected, v)) v = expected;
   return v == 1;
 }
+
+}  // namespace internal
+
+using internal::g_tracking;
 
 void set_tracking(bool on) { g_tracking.store(on ? 1 : 0, std::memory_order_relaxed); }
 
@@ -77,7 +76,7 @@ ABSL_ATTRIBUTE_NOINLINE int capture_frames(void** pcs, int max_frames, int skip)
   return n > 0 ? n : 0;
 }
 
-ABSL_ATTRIBUTE_NOINLINE Site capture(int skip) noexcept {
+ABSL_ATTRIBUTE_NOINLINE Site capture_stack(int skip) noexcept {
   if (!tracking()) return {};
   void* pcs[Site::kMaxFrames];
   const int n = absl::GetStackTrace(pcs, Site::kMaxFrames, skip);

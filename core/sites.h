@@ -18,13 +18,23 @@
 #ifndef CUSTODY_CORE_SITES_H_
 #define CUSTODY_CORE_SITES_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 
 namespace custody::sites {
 
+namespace internal {
+extern std::atomic<int> g_tracking;  // 1 on, 0 off, -1 not read from the environment yet
+bool tracking_from_env();
+}  // namespace internal
+
 // True when sites are recorded: set_tracking() if called, else CUSTODY_TRACK_SITES=1.
-bool tracking();
+// Inline: policies ask on every create and release (one relaxed load).
+inline bool tracking() {
+  const int v = internal::g_tracking.load(std::memory_order_relaxed);
+  return v >= 0 ? v == 1 : internal::tracking_from_env();
+}
 void set_tracking(bool on);
 
 // A captured call stack: raw program counters, symbolized on demand. Empty
@@ -63,8 +73,14 @@ class Site {
 // after skipping `skip` frames (policies pass 0: a fixed skip count can drop
 // the user's own frame, e.g. when ASan builds inline differently). An empty
 // Site when tracking is off, and when memory runs out (never throws: policies
-// call it on release paths). No symbolization happens here.
-Site capture(int skip = 0) noexcept;
+// call it on release paths). No symbolization happens here. The tracking check
+// is inline (no call when tracking is off); the capture itself is not inlined,
+// so frame #0 is still the caller's.
+Site capture_stack(int skip) noexcept;
+inline Site capture(int skip = 0) noexcept {
+  if (!tracking()) return {};
+  return capture_stack(skip);
+}
 
 // Like capture() for callers that keep the frames themselves: writes up to
 // `max_frames` program counters of the calling stack (as capture() does) to

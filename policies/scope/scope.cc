@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/shape.h"
+#include "core/object_cache.h"
 #include "core/sites.h"
 
 namespace custody::scope {
@@ -71,9 +72,14 @@ void unlink(Entry* e) {
   e->owner.store(0, std::memory_order_release);
 }
 
+void destroy_entry(Entry* e) {
+  e->~Entry();
+  ThreadObjectCache<Entry>::deallocate(e);
+}
+
 // Drops one anchor; frees the entry when it was the last (Note [Entry lifetime]).
 void drop_anchor(Entry* e) {
-  if (e->anchors.fetch_sub(1, std::memory_order_acq_rel) == 1) delete e;
+  if (e->anchors.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy_entry(e);
 }
 
 // Takes the reference out of `e` (null if someone disposed it first); the
@@ -140,7 +146,9 @@ Entry* new_entry(ImplRef ref) {
         dtype_name(ref->scalar_type()), shape_str(ref->sizes())));
   }
   sites::Site site = sites::capture();
-  auto* e = new Entry;  // may throw: `ref` is given back by its destructor
+  // Entries are made and freed at op rate: a per-thread cache (core/object_cache.h).
+  auto* e = ::new (ThreadObjectCache<Entry>::allocate()) Entry;  // may throw: `ref` is given back
+                                                                  // by its destructor
   e->site = std::move(site);
   e->impl.store(ref.leak(), std::memory_order_release);
   if (s != nullptr) {
@@ -161,7 +169,7 @@ void drop_handle(Entry* e) {
   // disposed is given back now (Note [Entry lifetime]).
   ImplRef r = take(e, DisposedBy::kLastHandle);
   if (r) ++me().stats.disposed_outside_scope;
-  delete e;
+  destroy_entry(e);
 }
 
 void dispose(Entry* e) {
