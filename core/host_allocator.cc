@@ -58,7 +58,7 @@ absl::StatusOr<void*> CachingHostAllocator::allocate(size_t bytes) {
   const int idx = class_index(cls);
   void* p = nullptr;
   {
-    Lock lock(&mu_);
+    SpinLockHolder lock(&mu_);
     if (auto& list = free_[idx]; !list.empty()) {
       p = list.back();
       list.pop_back();
@@ -85,7 +85,7 @@ void CachingHostAllocator::deallocate(void* p, size_t bytes) {
   const size_t cls = class_size(bytes);
   stats_->on_free(static_cast<int64_t>(bytes));
   {
-    Lock lock(&mu_);
+    SpinLockHolder lock(&mu_);
     if (cached_bytes_ + static_cast<int64_t>(block_bytes(cls)) <= cache_limit_) {
       CUSTODY_POISON(p, block_bytes(cls));
       free_[class_index(cls)].push_back(p);
@@ -100,7 +100,7 @@ void CachingHostAllocator::deallocate(void* p, size_t bytes) {
 int64_t CachingHostAllocator::reclaim() {
   std::array<std::vector<void*>, kClasses> taken;
   {
-    Lock lock(&mu_);
+    SpinLockHolder lock(&mu_);
     taken.swap(free_);
     cached_bytes_ = 0;
   }
@@ -117,18 +117,18 @@ int64_t CachingHostAllocator::reclaim() {
 }
 
 int64_t CachingHostAllocator::cached_bytes() const {
-  Lock lock(&mu_);
+  SpinLockHolder lock(&mu_);
   return cached_bytes_;
 }
 
 int64_t CachingHostAllocator::cache_limit() const {
-  Lock lock(&mu_);
+  SpinLockHolder lock(&mu_);
   return cache_limit_;
 }
 
 void CachingHostAllocator::set_cache_limit(int64_t bytes) {
   {
-    Lock lock(&mu_);
+    SpinLockHolder lock(&mu_);
     cache_limit_ = bytes;
     if (cached_bytes_ <= cache_limit_) return;
   }

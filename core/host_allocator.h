@@ -29,10 +29,9 @@
 // registered as a reclaimer, so an allocation that fails empties the cache and
 // is retried: core/reclaim.h).
 //
-// Thread safety: every member may be called from any thread; one spin lock
-// guards the free lists. It is held for a vector push or pop only (never across
-// a system call), so a waiter spins for nanoseconds; an absl::Mutex here cost a
-// fifth of a one-element op (its deadlock bookkeeping in Debian's build).
+// Thread safety: every member may be called from any thread; one SpinLock
+// (core/spin_lock.h) guards the free lists, held for a vector push or pop only,
+// never across a system call.
 
 #ifndef CUSTODY_CORE_HOST_ALLOCATOR_H_
 #define CUSTODY_CORE_HOST_ALLOCATOR_H_
@@ -45,6 +44,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "core/spin_lock.h"
 #include "core/stats.h"
 
 namespace custody {
@@ -82,35 +82,8 @@ class CachingHostAllocator {
   static size_t class_bytes(int index);
   static size_t block_bytes(size_t class_bytes);
 
-  // A test-and-test-and-set lock (acquire on taking, release on giving back, so
-  // the free lists' writes happen-before the next holder's reads).
-  class ABSL_LOCKABLE SpinLock {
-   public:
-    void lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
-      while (locked_.exchange(true, std::memory_order_acquire)) {
-        while (locked_.load(std::memory_order_relaxed)) {
-#if defined(__x86_64__) || defined(__i386__)
-          __builtin_ia32_pause();
-#endif
-        }
-      }
-    }
-    void unlock() ABSL_UNLOCK_FUNCTION() { locked_.store(false, std::memory_order_release); }
-
-   private:
-    std::atomic<bool> locked_{false};
-  };
-  class ABSL_SCOPED_LOCKABLE Lock {
-   public:
-    explicit Lock(SpinLock* l) ABSL_EXCLUSIVE_LOCK_FUNCTION(l) : l_(l) { l_->lock(); }
-    ~Lock() ABSL_UNLOCK_FUNCTION() { l_->unlock(); }
-
-   private:
-    SpinLock* l_;
-  };
-
   MemoryStats* const stats_;
-  mutable SpinLock mu_;
+  mutable SpinLock mu_;  // Note [Why not absl::Mutex here] (core/spin_lock.h)
   std::array<std::vector<void*>, kClasses> free_ ABSL_GUARDED_BY(mu_);
   int64_t cached_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t cache_limit_ ABSL_GUARDED_BY(mu_) = kDefaultCacheLimit;

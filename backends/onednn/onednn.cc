@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "backends/onednn/internal/loops.h"
 #include "core/host_allocator.h"
+#include "core/spin_lock.h"
 #include "core/threads.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
@@ -66,7 +67,7 @@ class PrimitiveCache {
   template <class Make>
   dnnl::primitive get(const std::string& key, Make&& make) {
     {
-      absl::MutexLock lock(&mu_);
+      SpinLockHolder lock(&mu_);
       auto it = cache_.find(key);
       if (it != cache_.end()) return it->second;
     }
@@ -79,7 +80,7 @@ class PrimitiveCache {
       p = dnnl::primitive();
     }
     if (p && absl::StartsWith(impl, "ref")) p = dnnl::primitive();
-    absl::MutexLock lock(&mu_);
+    SpinLockHolder lock(&mu_);
     if (cache_.size() > 4096) cache_.clear();  // bounded: shapes churn in odd workloads
     cache_.emplace(key, p);
     if (!p) ++rejected_;
@@ -88,11 +89,11 @@ class PrimitiveCache {
   }
 
   std::vector<std::string> log() {
-    absl::MutexLock lock(&mu_);
+    SpinLockHolder lock(&mu_);
     return log_;
   }
   int64_t rejected() {
-    absl::MutexLock lock(&mu_);
+    SpinLockHolder lock(&mu_);
     return rejected_;
   }
 
@@ -107,7 +108,7 @@ class PrimitiveCache {
     return info;
   }
 
-  absl::Mutex mu_;
+  SpinLock mu_;  // held for a hash lookup or insert (core/spin_lock.h)
   absl::flat_hash_map<std::string, dnnl::primitive> cache_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> log_ ABSL_GUARDED_BY(mu_);
   int64_t rejected_ ABSL_GUARDED_BY(mu_) = 0;

@@ -16,6 +16,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/reclaim.h"
 #include "core/sites.h"
+#include "core/spin_lock.h"
 
 // Note [ThreadSanitizer] in gc.h.
 #if defined(__SANITIZE_THREAD__)
@@ -50,7 +51,7 @@ Counters& counters() {
 // ---- the registry of live aliases (Note [Alias layout]) ------------------------
 
 struct Registry {
-  absl::Mutex mu;
+  SpinLock mu;  // held for a link or unlink: Note [Why not absl::Mutex here] (core/spin_lock.h)
   Alias head;  // sentinel of the circular list of live aliases (links hidden)
   int64_t live = 0;
   uint64_t serial = 0;
@@ -92,7 +93,7 @@ void unlink(Registry& r, Alias* a) {
 // the alias already gave it back.
 TensorImpl* take_reference(Alias* a, AliasState new_state) {
   Registry& r = registry();
-  absl::MutexLock lock(&r.mu);
+  SpinLockHolder lock(&r.mu);
   TensorImpl* p = a->impl.exchange(nullptr, std::memory_order_acq_rel);
   if (p != nullptr) unlink(r, a);
   // A finalized alias stays marked finalized (G4 message) whatever happened before.
@@ -459,7 +460,7 @@ Alias* new_alias(ImplRef& ref) {
   a->impl.store(ref.leak(), std::memory_order_release);
   {
     Registry& r = registry();
-    absl::MutexLock lock(&r.mu);
+    SpinLockHolder lock(&r.mu);
     a->serial = r.serial++;
     link(r, a);
   }
@@ -602,7 +603,7 @@ Stats stats() {
   Stats s;
   {
     internal::Registry& r = internal::registry();
-    absl::MutexLock lock(&r.mu);
+    SpinLockHolder lock(&r.mu);
     s.live_aliases = r.live;
   }
   s.aliases_created = c.created.load(std::memory_order_relaxed);
@@ -632,7 +633,7 @@ bool scans_static_data_of(const char* path) {
 
 uint64_t next_serial() {
   internal::Registry& r = internal::registry();
-  absl::MutexLock lock(&r.mu);
+  SpinLockHolder lock(&r.mu);
   return r.serial;
 }
 
@@ -641,7 +642,7 @@ void dispose_created_on_this_thread_since(uint64_t since) {
   std::vector<TensorImpl*> refs;
   {
     internal::Registry& r = internal::registry();
-    absl::MutexLock lock(&r.mu);
+    SpinLockHolder lock(&r.mu);
     for (internal::Alias* a = internal::reveal(r.head.next); a != &r.head;) {
       internal::Alias* next = internal::reveal(a->next);
       if (a->thread == me && a->serial >= since) {
