@@ -78,8 +78,8 @@
 // ~~~~~~~~~~~~~~~~~~~~
 // Handles are copied freely and never tell the ledger when they die, so the
 // ledger cannot know when a freed entry is unreachable. Entries therefore live
-// in *slots* of a slab that is never returned to the system (the ledger is
-// immortal), and a handle is (slot address, serial): the serial is a global,
+// in *slots* of slabs that are never returned to the system (the ledger is
+// immortal), and a handle is (slot address, serial): the serial is a
 // never-reused 64-bit number given to each entry when it is created. A slot's
 // `live_serial` holds the serial of the entry living in it, or 0 once that
 // entry's count reached zero. A handle is usable exactly when
@@ -87,21 +87,39 @@
 //  * after the free, `live_serial` is 0: the handle is refused, and the slot
 //    still has the freed entry's serial, creation and free sites, dtype and
 //    shape for the error message;
-//  * a freed slot goes to the back of a FIFO free queue, so it is reused as
-//    late as possible; once reused it holds another serial, and the old
-//    handle is still refused (the message then says the slot was reused and
-//    its sites are gone). Serials are never reused, so no stale handle can
-//    ever pass for a newer entry;
-//  * the slab has as many slots as the peak number of live references
-//    (rounded up to its 256-slot chunks), not the number ever created; a freed
-//    slot keeps only its sites, dtype and shape until reuse, and a live one at
-//    most `count - 1` retain sites.
-// The check is one acquire load on the slot (no lock); creating, retaining and
-// freeing take the ledger mutex. A slot's memory is always valid, so checking a
-// stale handle is never undefined behaviour. What the check cannot make safe is
-// a free of the last reference racing with a use on another thread (the
-// TensorImpl may go between the check and the use): that is a data race in the
-// caller's program, exactly as with raw THTensor pointers.
+//  * a freed slot is reused as late as its owner can manage: it waits in a
+//    queue of freed slots that is taken up only when the slots already queued
+//    for reuse run out (manual.cc, Note [Ledger slabs]). Once reused it holds
+//    another serial, and the old handle is still refused (the message then
+//    says the slot was reused and its sites are gone). Serials are never
+//    reused, so no stale handle can ever pass for a newer entry;
+//  * each thread's slabs hold about the peak number of references that thread
+//    had live at once (in 256-slot chunks), not the number ever created; a
+//    freed slot keeps only its sites, dtype and shape until reuse, and a live
+//    one at most `count - 1` retain sites.
+// The check is one acquire load on the slot. Creating, retaining and freeing
+// take no lock either: the count is a CAS on a word tagged with the entry's
+// serial (Note [Counts and tags]), and slots come from and go back to per-thread
+// lists. A slot's memory is always valid, so checking a stale handle is never
+// undefined behaviour, and concurrent frees of one reference are counted
+// exactly (a racing double free is a LifetimeError, once). What the check
+// cannot make safe is a free of the last reference racing with a use on
+// another thread (the TensorImpl may go between the check and the use): that
+// is a data race in the caller's program, exactly as with raw THTensor
+// pointers.
+//
+// Note [Counts and tags]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// `count` is (low 32 bits of the entry's serial) << 32 | the manual count.
+// retain and free first check `live_serial` (exact, 64 bits), then change the
+// count with a CAS that also requires the tag to match and the count to be
+// non-zero. So a free that loses a race with the last free (count already 0),
+// or with the slot's reuse by a new entry (another tag), fails its CAS check
+// and throws instead of touching the new tenant's count: only ~2^32 entries
+// made in that slot between the check and the CAS could fool it. Increments
+// are relaxed (the retainer holds a count); decrements acq_rel, so every use
+// through any reference happens before the last free gives the TensorImpl
+// back (as c10's intrusive_ptr).
 
 #ifndef CUSTODY_POLICIES_MANUAL_MANUAL_H_
 #define CUSTODY_POLICIES_MANUAL_MANUAL_H_
@@ -123,25 +141,35 @@ namespace custody::manual {
 
 namespace internal {
 
-// One ledger slot (Note [Stale handles]). Fields after `impl` are guarded by
-// the ledger mutex.
+struct Registry;
+
+// One ledger slot (Note [Stale handles]). The atomics are read without a lock;
+// the other fields are written by the thread that fills the slot, before
+// `live_serial` is published, and by the thread whose free takes the count to
+// zero, before `live_serial` goes to 0 (manual.cc, Note [Ledger slabs]).
 struct Slot {
   // Serial of the live entry in this slot; 0 while the slot is free.
   std::atomic<uint64_t> live_serial{0};
   // The entry's one reference on its TensorImpl (an adopted ImplRef) while
-  // live; null while free. Written before `live_serial` is published.
+  // live. Written before `live_serial` is published.
   std::atomic<TensorImpl*> impl{nullptr};
-
-  uint64_t serial = 0;          // the entry living here, or the last one that did
-  int64_t count = 0;            // the manual refcount; 0 once freed
+  // The entry's serial's low 32 bits << 32 | the manual refcount, 0 once
+  // freed (Note [Counts and tags]).
+  std::atomic<uint64_t> count{0};
+  // The entry living here, or the last one that did.
+  std::atomic<uint64_t> serial{0};
+  // The owner's refill count when the entry was freed (manual.cc, Note
+  // [Ledger slabs]): a later refill may have queued the slot for reuse.
+  std::atomic<uint64_t> freed_in_round{0};
+  Registry* owner = nullptr;    // registry whose chunk holds this slot (fixed)
+  Slot* next = nullptr;         // link in the owner's queues while free
   uint64_t thread = 0;          // creating thread (for the per-thread test idiom)
+  std::atomic<uint32_t> retained_sites{0};  // retained_at.size(), read without the lock
+  ScalarType dtype = ScalarType::Float;  // recorded at creation, for messages and reports
+  Dims sizes;
   sites::Site created_at;       // creation site (empty unless tracking)
   std::vector<sites::Site> retained_at;  // sites of outstanding retains (<= count - 1)
   sites::Site freed_at;         // site of the free that reached zero
-  ScalarType dtype = ScalarType::Float;  // recorded at that free, for messages
-  Dims sizes;
-  Slot* prev = nullptr;         // live list links; `next` also links the free queue
-  Slot* next = nullptr;
 };
 
 // What a handle holds: a slot and the serial of its entry.
@@ -243,13 +271,15 @@ struct UnfreedReference {
   // (both symbolized by leak_report(), outside the ledger lock)
 };
 
-// Every reference not yet freed, oldest first. In a program that follows the
-// golden rule this is empty at exit.
+// Every reference not yet freed, by id (ids grow along each thread: oldest
+// first per thread). In a program that follows the golden rule this is empty
+// at exit.
 std::vector<UnfreedReference> leak_report();
 // leak_report() as text: a line per reference, then its sites (or a hint to
 // set CUSTODY_TRACK_SITES=1).
 std::string leak_report_string();
-// Number of references not yet freed.
+// Number of references not yet freed (a scan of every thread's slots: exact
+// whenever no other thread is creating or freeing meanwhile).
 int64_t live_references();
 
 namespace testing {
@@ -261,15 +291,21 @@ int64_t refcount(const T& t) {
   return internal::refcount(t.ledger_entry());
 }
 
-// The next reference id to be given out (references made from now on have ids >= it).
+// A bound on reference ids: references made from now on (on this thread, or on
+// any thread that happens after this call) have ids >= it, references made
+// before have smaller ones. Ids grow along each thread; across threads they
+// are not creation order (policies/internal/per_thread.h).
 uint64_t next_reference_id();
 // Frees, whatever their counts, the references created on the calling thread
 // with id >= `since` (the per-test idiom: PolicyIdiom<manual::Policy>::Guard).
 void free_created_on_this_thread_since(uint64_t since);
-// Slots in the ledger's slab (live + free): the peak of live references, rounded
-// up to the slab's chunk size. Stays flat under create/free churn.
+// Slots in the ledger's slabs (live + free), over all threads: about each
+// thread's peak of live references, in whole chunks. Stays flat under
+// create/free churn.
 size_t ledger_slots();
-// Free slots waiting in the reuse queue.
+// Free slots, over all threads: queued for reuse, or never used yet. A thread
+// hands out every slot freed on it (or freed elsewhere and returned to it)
+// before any slot of a chunk added later.
 size_t ledger_free_slots();
 
 }  // namespace testing
