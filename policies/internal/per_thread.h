@@ -90,6 +90,14 @@ class SerialClock {
     return t.next++;
   }
 
+  // next(), unless that needs a new block: then false (for fast paths that
+  // leave the rare case to a slower one).
+  bool try_next(ThreadSerials& t, uint64_t* serial) {
+    if (t.next == t.end || epoch_.load(std::memory_order_acquire) != t.epoch) return false;
+    *serial = t.next++;
+    return true;
+  }
+
   // A bound: creations that happen after this call get serials >= the result,
   // creations that happen before it got serials below it (Note [Serials in blocks]).
   uint64_t fence() {

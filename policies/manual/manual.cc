@@ -18,7 +18,7 @@ namespace internal {
 // Slots are allocated this many at a time and never given back.
 constexpr size_t kChunkSlots = 64;
 // A refill that finds fewer freed slots than this also adds a chunk, so a
-// thread that keeps its chunks nearly full does not lock for every few slots.
+// thread that keeps its chunks nearly full does not refill every few slots.
 constexpr size_t kMinBatch = 32;
 constexpr uint64_t kCountMask = 0xffffffffu;
 
@@ -33,50 +33,73 @@ constexpr uint64_t tag_of(uint64_t serial) { return serial << 32; }
 //  * `retired`: slots freed on the owner thread, oldest first (owner only);
 //  * `retired_elsewhere`: slots freed on other threads (Note [MPSC stack]).
 // A free puts the slot on one of the last two, with no lock. When `ready`
-// runs dry the owner *refills* under `mu`: it splices both retired queues
-// into `ready` (so a freed slot is reused only after every slot that was
-// already waiting), and if that gives fewer than kMinBatch slots it adds a
-// chunk behind them. Each refill is a *round*: `rounds` counts them.
+// runs dry the owner *refills*: it splices both retired queues into `ready`
+// (so a freed slot is reused only after every slot that was already
+// waiting), and if that gives fewer than kMinBatch slots it adds a chunk
+// (under `mu`) behind them. Each refill is a *round*: `rounds` counts them.
 //
-// Why the fast paths need no lock against readers of a freed entry's sites:
-// a slot's non-atomic fields change in two places.
+// Why neither the fast paths nor a refill lock against readers of a slot's
+// fields (LifetimeError messages, leak_report(), retain-site bookkeeping): the
+// non-atomic fields change in two places.
 //  (1) The thread whose free takes the count to zero records the owner's
 //      round in `freed_in_round` and writes `freed_at`, then stores
 //      `live_serial` = 0 (release). A reader of those fields first sees
 //      `live_serial` != its serial (acquire); if the count is 0 but
 //      `live_serial` still names the entry, a free on another thread is
 //      retiring it, and the reader waits for that to finish.
-//  (2) The owner refills a slot — sites, dtype, sizes, thread — only after a
-//      refill spliced it into `ready`, under `mu`. Every reader of those
-//      fields (LifetimeError messages, leak_report(), the test idiom,
-//      retain-site bookkeeping) holds the owning registry's `mu`. It reads a
-//      freed slot's fields only if `serial` still names the entry and
-//      `freed_in_round` equals `rounds`: no refill has run since the free
-//      began, so no refill has spliced the slot, and none can while the
-//      reader holds `mu`. (A refill that splices the slot ran after the push
-//      that queued it, which came after the free read `rounds`: so the
-//      refill's increment makes `rounds` larger than `freed_in_round`.) When
-//      a refill has run since, the slot is reported as reused — sometimes
-//      before it actually is, never after. A live slot cannot be spliced
-//      while the reader holds `mu` either.
+//  (2) The owner writes a slot's fields — sites, dtype, sizes, thread — only
+//      when it fills the slot, after a refill spliced it into `ready`.
+// A reader holds `mu` (readers take turns) and is counted in `readers`; it
+// registers (seq_cst RMW), then loads `rounds` (seq_cst). A refill splices,
+// then bumps `rounds` (seq_cst RMW), then loads `readers` (seq_cst), and if a
+// reader is there, waits for it (takes `mu`) before the owner fills anything.
+// In the single total order of these seq_cst operations either the reader
+// registered first — then the refill waits, and nothing the reader looks at is
+// refilled while it looks — or the bump came first and the reader sees it. A
+// reader reads a *freed* entry's fields only if `serial` still names the
+// entry and `freed_in_round` equals the `rounds` it loaded: the free read
+// `rounds` before the push that queued the slot, which happens before the
+// splice, which comes before the bump, so a slot that any refill has spliced
+// has `freed_in_round` below what the reader loaded. (So a slot is reported
+// as reused once a refill has run since its free — sometimes before it
+// actually is, never after.) A *live* slot's fields do not change until the
+// slot is freed and spliced by a later refill, which will wait for the reader.
 // Live slots' dtype and sizes are recorded when the slot is filled, so
 // leak_report() never touches a TensorImpl that a concurrent free may be
-// releasing. `retained_at` is changed under `mu` while the entry is live, and
+// releasing. `retained_at` is changed by readers while the entry is live, and
 // cleared by the owner when it refills the slot.
 //
 // Counting: live_references() and the slot counts scan the slabs (a slot is
 // live iff `live_serial` != 0); nothing is counted on the fast paths. When a
 // thread exits its registry becomes an orphan, adopted by the next thread that
 // needs one (Note [Registries and thread exit]).
-struct Registry {
+struct Registry : SlotQueues {
   absl::Mutex mu;
   std::vector<std::unique_ptr<Slot[]>> chunks ABSL_GUARDED_BY(mu);
-  std::atomic<uint64_t> rounds{0};  // refills so far; written under `mu`
-  Slot* ready = nullptr;            // owner thread only
-  Slot* retired_head = nullptr;     // owner thread only
-  Slot* retired_tail = nullptr;
-  size_t retired_count = 0;
+  std::atomic<int> readers{0};  // Note [Ledger slabs]; changed under `mu`
+  Slot* ready = nullptr;        // owner thread only
   policy_internal::MpscStack<Slot, &Slot::next> retired_elsewhere;
+};
+
+constinit thread_local SlotQueues* tl_queues = nullptr;
+
+// The registry of slot `s`.
+inline Registry* owner_of(const Slot* s) { return static_cast<Registry*>(s->owner); }
+
+// A reader of slot fields in `r` (Note [Ledger slabs]): holds `mu`, counted in
+// `readers`.
+class Reading {
+ public:
+  explicit Reading(Registry* r) ABSL_EXCLUSIVE_LOCK_FUNCTION(r->mu) : r_(r), lock_(&r->mu) {
+    r_->readers.fetch_add(1, std::memory_order_seq_cst);
+  }
+  ~Reading() ABSL_UNLOCK_FUNCTION() { r_->readers.fetch_sub(1, std::memory_order_release); }
+  Reading(const Reading&) = delete;
+  Reading& operator=(const Reading&) = delete;
+
+ private:
+  Registry* r_;
+  absl::MutexLock lock_;
 };
 
 namespace {
@@ -104,6 +127,7 @@ uint64_t this_thread_id() {
 struct ThreadExit {
   Registry* registry = nullptr;
   ~ThreadExit() {
+    tl_queues = nullptr;
     tl_registry = nullptr;
     tl_exited = true;
     if (registry != nullptr) registries().release(registry);
@@ -116,6 +140,7 @@ thread_local ThreadExit tl_exit;
   Registry* r = registries().acquire();
   tl_exit.registry = r;
   tl_registry = r;
+  tl_queues = r;
   return r;
 }
 
@@ -127,7 +152,6 @@ inline Registry* my_registry() {
 // `ready` is empty: splices the retired queues in, and a chunk behind them if
 // they hold fewer than kMinBatch slots (Note [Ledger slabs]).
 [[gnu::noinline]] Slot* refill(Registry& r) {
-  absl::MutexLock lock(&r.mu);
   Slot* remote = r.retired_elsewhere.take_all();
   Slot* head = r.retired_head;
   Slot* tail = r.retired_tail;
@@ -144,9 +168,13 @@ inline Registry* my_registry() {
     tail = s;
     ++n;
   }
-  r.rounds.store(r.rounds.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  r.rounds.fetch_add(1, std::memory_order_seq_cst);
+  if (r.readers.load(std::memory_order_seq_cst) != 0) {
+    absl::MutexLock wait_for_the_reader(&r.mu);
+  }
   if (n < kMinBatch) {  // then `tail` is the last slot of the batch, if any
     try {
+      absl::MutexLock lock(&r.mu);
       auto chunk = std::make_unique<Slot[]>(kChunkSlots);
       r.chunks.reserve(r.chunks.size() + 1);
       for (size_t i = 0; i < kChunkSlots; ++i) {
@@ -173,8 +201,14 @@ inline Slot* take_slot(Registry& r) {
   return s;
 }
 
-[[gnu::noinline]] void capture_created(Slot* s) { s->created_at = sites::capture(); }
-[[gnu::noinline]] void capture_freed(Slot* s) { s->freed_at = sites::capture(); }
+[[gnu::noinline]] void capture_created(Slot* s) {
+  s->created_at = sites::capture();
+  s->has_sites = true;
+}
+[[gnu::noinline]] void capture_freed(Slot* s) {
+  s->freed_at = sites::capture();
+  s->has_sites = true;
+}
 
 [[gnu::always_inline]] inline EntryId fill(Registry& r, ImplRef& ref) {
   Slot* s = take_slot(r);  // may throw; `ref` is then dropped by unwinding
@@ -195,12 +229,12 @@ inline Slot* take_slot(Registry& r) {
   s->dtype = t->scalar_type();
   const uint64_t serial = g_serials.next(tl_serials);
   s->thread = this_thread_id();
-  if (sites::tracking()) [[unlikely]] {
-    capture_created(s);
-  } else if (!s->created_at.empty()) [[unlikely]] {
+  if (s->has_sites) [[unlikely]] {
     s->created_at = {};
+    s->freed_at = {};
+    s->has_sites = false;
   }
-  if (!s->freed_at.empty()) [[unlikely]] s->freed_at = {};
+  if (sites::tracking()) [[unlikely]] capture_created(s);
   if (s->retained_sites.load(std::memory_order_relaxed) != 0) [[unlikely]] {
     s->retained_at.clear();  // no reader looks at a slot being refilled
     s->retained_sites.store(0, std::memory_order_relaxed);
@@ -224,15 +258,20 @@ inline Slot* take_slot(Registry& r) {
 }
 
 // Ends the entry in `s`, whose count the caller took to zero: publishes the
-// free, queues the slot for reuse and returns the entry's TensorImpl reference
-// for the caller to drop (outside any lock: dropping it may free memory and
-// run a from_blob deleter, which may create or free other tensors). The
-// caller has written `freed_at` if it wants one.
-[[gnu::always_inline]] inline TensorImpl* retire(Slot* s) {
+// free and returns the entry's TensorImpl reference for the caller to drop
+// (outside any lock: dropping it may free memory and run a from_blob deleter,
+// which may create or free other tensors). The caller has written `freed_at`
+// if it wants one, and then queues the slot for reuse.
+[[gnu::always_inline]] inline TensorImpl* end_entry(Slot* s) {
   TensorImpl* impl = s->impl.load(std::memory_order_relaxed);
   s->freed_in_round.store(s->owner->rounds.load(std::memory_order_relaxed),
                           std::memory_order_relaxed);
   s->live_serial.store(0, std::memory_order_release);  // after `freed_at`, `freed_in_round`
+  return impl;
+}
+
+// Puts the slot of an ended entry behind the others waiting for reuse.
+[[gnu::always_inline]] inline void queue_for_reuse(Slot* s) {
   Registry* me = tl_registry;
   if (s->owner == me) {
     s->next = nullptr;
@@ -245,9 +284,8 @@ inline Slot* take_slot(Registry& r) {
     ++me->retired_count;
   } else {
     // Release: everything we did with the slot happens before its reuse.
-    s->owner->retired_elsewhere.push(s);
+    owner_of(s)->retired_elsewhere.push(s);
   }
-  return impl;
 }
 
 constexpr char kRule[] =
@@ -273,7 +311,7 @@ struct Unusable {
 // The error for `id`, whose entry is not live. `past_zero` selects the wording
 // of a free/release past zero; otherwise it is a use after free by `op`.
 Unusable unusable(const EntryId& id, const char* op, bool past_zero)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(id.slot->owner->mu) {
+     {
   Slot* s = id.slot;
   const uint64_t current = s->serial.load(std::memory_order_acquire);
   bool same_entry = current == id.serial;
@@ -292,7 +330,7 @@ Unusable unusable(const EntryId& id, const char* op, bool past_zero)
     }
     // A freed entry's fields are still its own unless a refill ran since.
     same_entry = live || s->freed_in_round.load(std::memory_order_relaxed) ==
-                             s->owner->rounds.load(std::memory_order_relaxed);
+                             s->owner->rounds.load(std::memory_order_seq_cst);
   }
   Unusable u;
   std::string& msg = u.msg;
@@ -336,7 +374,7 @@ Unusable unusable(const EntryId& id, const char* op, bool past_zero)
                                                         bool past_zero) {
   Unusable error;
   {
-    absl::MutexLock lock(&id.slot->owner->mu);
+    Reading reading(owner_of(id.slot));
     error = unusable(id, op, past_zero);
   }
   throw LifetimeError(error.message());
@@ -353,7 +391,7 @@ Unusable unusable(const EntryId& id, const char* op, bool past_zero)
   sites::Site site = sites::capture();
   if (site.empty()) return;
   Slot* s = id.slot;
-  absl::MutexLock lock(&s->owner->mu);
+  Reading reading(owner_of(s));
   if (s->live_serial.load(std::memory_order_acquire) != id.serial) return;  // freed meanwhile
   s->retained_at.push_back(std::move(site));
   s->retained_sites.store(static_cast<uint32_t>(s->retained_at.size()), std::memory_order_relaxed);
@@ -363,28 +401,62 @@ Unusable unusable(const EntryId& id, const char* op, bool past_zero)
 // is unknowable; drop the latest).
 [[gnu::noinline]] void forget_a_retain_site(const EntryId& id, uint64_t remaining) {
   Slot* s = id.slot;
-  absl::MutexLock lock(&s->owner->mu);
+  Reading reading(owner_of(s));
   if (s->live_serial.load(std::memory_order_acquire) != id.serial) return;  // freed meanwhile
   if (s->retained_at.size() >= remaining && !s->retained_at.empty()) s->retained_at.pop_back();
   s->retained_sites.store(static_cast<uint32_t>(s->retained_at.size()), std::memory_order_relaxed);
 }
 
-// Calls f(Slot&) for every slot of every registry, each registry's `mu` held.
+// Calls f(Slot&) for every slot of every registry, as a reader of each.
 template <class F>
 void scan(F&& f) {
   for (Registry* r : registries().snapshot()) {
-    absl::MutexLock lock(&r->mu);
+    Reading reading(r);
     for (const auto& chunk : r->chunks) {
       for (size_t i = 0; i < kChunkSlots; ++i) f(chunk[i]);
     }
   }
 }
 
-}  // namespace
-
-EntryId new_entry(ImplRef ref) {
+[[gnu::noinline]] EntryId new_entry_slow(ImplRef& ref) {
   if (Registry* r = my_registry()) [[likely]] return fill(*r, ref);
   return new_entry_on_exiting_thread(ref);
+}
+
+}  // namespace
+
+// What fill() does, with everything unusual (no registry or ready slot yet,
+// sites to clear or record, another rank than the slot's last tenant, a new
+// serial block) left to new_entry_slow(): a straight line of stores.
+EntryId new_entry(ImplRef ref) {
+  if (Registry* r = tl_registry) [[likely]] {
+    Slot* s = r->ready;
+    const TensorImpl* t = ref.get();
+    const IntSpan sizes = t->sizes();
+    uint64_t serial;
+    if (s != nullptr && !s->has_sites && s->retained_sites.load(std::memory_order_relaxed) == 0 &&
+        s->sizes.size() == sizes.size() && tl_thread != 0 && !sites::tracking() &&
+        g_serials.try_next(tl_serials, &serial)) [[likely]] {
+      Slot* next = s->next;
+      r->ready = next;
+      if (next != nullptr) {
+        // The next slot was freed many frees ago (slots are reused in order):
+        // bring its two hot lines in for the next call.
+        __builtin_prefetch(next, 1);
+        __builtin_prefetch(reinterpret_cast<const char*>(next) + 64, 1);
+      }
+      int64_t* out = s->sizes.data();
+      for (size_t i = 0; i < sizes.size(); ++i) out[i] = sizes[i];
+      s->dtype = t->scalar_type();
+      s->thread = tl_thread;
+      s->count.store(tag_of(serial) | 1, std::memory_order_relaxed);
+      s->impl.store(ref.leak(), std::memory_order_relaxed);
+      s->serial.store(serial, std::memory_order_relaxed);
+      s->live_serial.store(serial, std::memory_order_release);  // publishes the fields above
+      return EntryId{s, serial};
+    }
+  }
+  return new_entry_slow(ref);
 }
 
 void retain_entry(const EntryId& id, const char* op) {
@@ -408,8 +480,8 @@ void retain_entry(const EntryId& id, const char* op) {
   if (sites::tracking()) [[unlikely]] remember_retain_site(id);
 }
 
-void free_entry(const EntryId& id, const char* op) {
-  if (id.slot == nullptr) return;  // as THTensor_(free)(NULL)
+void free_entry_slow(const EntryId& id, const char* op) {
+  if (id.slot == nullptr) return;
   Slot* s = id.slot;
   if (s->live_serial.load(std::memory_order_acquire) != id.serial) [[unlikely]] {
     throw_unusable_message(id, op, /*past_zero=*/true);
@@ -425,7 +497,9 @@ void free_entry(const EntryId& id, const char* op) {
   const uint64_t remaining = (w & kCountMask) - 1;
   if (remaining == 0) [[likely]] {
     if (sites::tracking()) [[unlikely]] capture_freed(s);
-    ImplRef(kAdopt, retire(s)).reset();
+    // The reference goes first: fewer stores wait for its atomic decrement.
+    ImplRef(kAdopt, end_entry(s)).reset();
+    queue_for_reuse(s);
     return;
   }
   if (s->retained_sites.load(std::memory_order_relaxed) != 0) forget_a_retain_site(id, remaining);
@@ -534,8 +608,12 @@ void free_created_on_this_thread_since(uint64_t since) {
           }
         }
         if (!ours) continue;
-        if (!site.empty()) s->freed_at = site;
-        dropped.push_back(internal::retire(s));
+        if (!site.empty()) {
+          s->freed_at = site;
+          s->has_sites = true;
+        }
+        dropped.push_back(internal::end_entry(s));
+        internal::queue_for_reuse(s);
       }
     }
   }

@@ -94,7 +94,7 @@
 //    says the slot was reused and its sites are gone). Serials are never
 //    reused, so no stale handle can ever pass for a newer entry;
 //  * each thread's slabs hold about the peak number of references that thread
-//    had live at once (in 256-slot chunks), not the number ever created; a
+//    had live at once (in 64-slot chunks), not the number ever created; a
 //    freed slot keeps only its sites, dtype and shape until reuse, and a live
 //    one at most `count - 1` retain sites.
 // The check is one acquire load on the slot. Creating, retaining and freeing
@@ -141,7 +141,20 @@ namespace custody::manual {
 
 namespace internal {
 
-struct Registry;
+struct Slot;
+
+// The part of a thread's registry (manual.cc, Note [Ledger slabs]) that the
+// inline free below touches.
+struct SlotQueues {
+  std::atomic<uint64_t> rounds{0};  // refills so far (changed only by the owner's refill)
+  Slot* retired_head = nullptr;     // freed on the owner thread, oldest first (owner only)
+  Slot* retired_tail = nullptr;
+  size_t retired_count = 0;
+};
+
+// The calling thread's registry; null until the thread makes its first
+// reference, and again once the thread exits.
+extern constinit thread_local SlotQueues* tl_queues;
 
 // One ledger slot (Note [Stale handles]). The atomics are read without a lock;
 // the other fields are written by the thread that fills the slot, before
@@ -161,11 +174,12 @@ struct Slot {
   // The owner's refill count when the entry was freed (manual.cc, Note
   // [Ledger slabs]): a later refill may have queued the slot for reuse.
   std::atomic<uint64_t> freed_in_round{0};
-  Registry* owner = nullptr;    // registry whose chunk holds this slot (fixed)
+  SlotQueues* owner = nullptr;  // registry whose chunk holds this slot (fixed)
   Slot* next = nullptr;         // link in the owner's queues while free
   uint64_t thread = 0;          // creating thread (for the per-thread test idiom)
   std::atomic<uint32_t> retained_sites{0};  // retained_at.size(), read without the lock
   ScalarType dtype = ScalarType::Float;  // recorded at creation, for messages and reports
+  bool has_sites = false;       // created_at or freed_at may be set (saves touching them)
   Dims sizes;
   sites::Site created_at;       // creation site (empty unless tracking)
   std::vector<sites::Site> retained_at;  // sites of outstanding retains (<= count - 1)
@@ -180,7 +194,38 @@ struct EntryId {
 
 EntryId new_entry(ImplRef ref);                    // count 1
 void retain_entry(const EntryId& id, const char* op);
-void free_entry(const EntryId& id, const char* op);
+void free_entry_slow(const EntryId& id, const char* op);
+
+// Takes one from the count of `id`'s entry. Inline: the owner thread's free of
+// a count of 1 with site tracking off, the common case — free_entry_slow()'s
+// path for it, spelled out (manual.cc, Note [Ledger slabs]). The CAS is what
+// makes a racing second free fail (Note [Counts and tags]); the reference
+// goes back before the slot is queued, so fewer stores wait for its RMW.
+inline void free_entry(const EntryId& id, const char* op) {
+  Slot* s = id.slot;
+  if (s == nullptr) return;  // as THTensor_(free)(NULL)
+  SlotQueues* me = tl_queues;
+  uint64_t one = (id.serial << 32) | 1;  // Note [Counts and tags]
+  if (s->owner == me && s->live_serial.load(std::memory_order_acquire) == id.serial &&
+      !sites::tracking() &&
+      s->count.compare_exchange_strong(one, id.serial << 32, std::memory_order_acq_rel,
+                                       std::memory_order_relaxed)) [[likely]] {
+    TensorImpl* impl = s->impl.load(std::memory_order_relaxed);
+    s->freed_in_round.store(me->rounds.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    s->live_serial.store(0, std::memory_order_release);
+    ImplRef(kAdopt, impl).reset();  // may free memory and run a from_blob deleter
+    s->next = nullptr;
+    if (me->retired_tail != nullptr) {
+      me->retired_tail->next = s;
+    } else {
+      me->retired_head = s;
+    }
+    me->retired_tail = s;
+    ++me->retired_count;
+    return;
+  }
+  free_entry_slow(id, op);
+}
 int64_t refcount(const EntryId& id);
 [[noreturn]] void throw_unusable(const EntryId& id, const char* op);
 
