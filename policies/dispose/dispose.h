@@ -23,10 +23,14 @@
 //    that no handle refers to any more, with its creation site when site
 //    tracking is on (CUSTODY_TRACK_SITES=1).
 //  * Using a disposed alias is a LifetimeError naming the op.
-//  * Handles may be copied, used, disposed and destroyed on any thread; a
-//    thread that exits leaves its aliases valid. Copying a handle is one
-//    atomic increment; creating, disposing and dropping the last handle take
-//    no lock (dispose.cc, Note [Alias slabs] and Note [Owner fast paths]).
+//  * Handles may be copied, used, disposed and destroyed on any thread, and
+//    copies of one handle may be disposed on several threads at once (one of
+//    them gives the reference back). As with std::shared_ptr, one handle
+//    *object* must not be disposed, assigned or destroyed while another
+//    thread copies it. A thread that exits leaves its aliases valid. Copying
+//    a handle is one atomic increment; creating an alias, disposing it and
+//    dropping its last handle take no lock (dispose.cc, Note [Alias slabs];
+//    Note [Owner fast paths] below).
 
 #ifndef CUSTODY_POLICIES_DISPOSE_DISPOSE_H_
 #define CUSTODY_POLICIES_DISPOSE_DISPOSE_H_

@@ -42,10 +42,10 @@ constexpr uint64_t tag_of(uint64_t serial) { return serial << 32; }
 // fields (LifetimeError messages, leak_report(), retain-site bookkeeping): the
 // non-atomic fields change in two places.
 //  (1) The thread whose free takes the count to zero records the owner's
-//      round in `freed_in_round` and writes `freed_at`, then stores
-//      `live_serial` = 0 (release). A reader of those fields first sees
+//      round in `freed_in_round` and writes `freed_at`, then sets kFreedBit
+//      in `live_serial` (release). A reader of those fields first sees
 //      `live_serial` != its serial (acquire); if the count is 0 but
-//      `live_serial` still names the entry, a free on another thread is
+//      `live_serial` still is the entry's serial, a free on another thread is
 //      retiring it, and the reader waits for that to finish.
 //  (2) The owner writes a slot's fields — sites, dtype, sizes, thread — only
 //      when it fills the slot, after a refill spliced it into `ready`.
@@ -56,7 +56,7 @@ constexpr uint64_t tag_of(uint64_t serial) { return serial << 32; }
 // In the single total order of these seq_cst operations either the reader
 // registered first — then the refill waits, and nothing the reader looks at is
 // refilled while it looks — or the bump came first and the reader sees it. A
-// reader reads a *freed* entry's fields only if `serial` still names the
+// reader reads a *freed* entry's fields only if `live_serial` still names the
 // entry and `freed_in_round` equals the `rounds` it loaded: the free read
 // `rounds` before the push that queued the slot, which happens before the
 // splice, which comes before the bump, so a slot that any refill has spliced
@@ -70,7 +70,7 @@ constexpr uint64_t tag_of(uint64_t serial) { return serial << 32; }
 // cleared by the owner when it refills the slot.
 //
 // Counting: live_references() and the slot counts scan the slabs (a slot is
-// live iff `live_serial` != 0); nothing is counted on the fast paths. When a
+// live iff `live_serial` is a serial without kFreedBit); nothing is counted on the fast paths. When a
 // thread exits its registry becomes an orphan, adopted by the next thread that
 // needs one (Note [Registries and thread exit]).
 struct Registry : SlotQueues {
@@ -241,7 +241,6 @@ inline Slot* take_slot(Registry& r) {
   }
   s->count.store(tag_of(serial) | 1, std::memory_order_relaxed);
   s->impl.store(ref.leak(), std::memory_order_relaxed);
-  s->serial.store(serial, std::memory_order_relaxed);
   s->live_serial.store(serial, std::memory_order_release);  // publishes the fields above
   return EntryId{s, serial};
 }
@@ -262,11 +261,12 @@ inline Slot* take_slot(Registry& r) {
 // (outside any lock: dropping it may free memory and run a from_blob deleter,
 // which may create or free other tensors). The caller has written `freed_at`
 // if it wants one, and then queues the slot for reuse.
-[[gnu::always_inline]] inline TensorImpl* end_entry(Slot* s) {
+[[gnu::always_inline]] inline TensorImpl* end_entry(Slot* s, uint64_t serial) {
   TensorImpl* impl = s->impl.load(std::memory_order_relaxed);
   s->freed_in_round.store(s->owner->rounds.load(std::memory_order_relaxed),
                           std::memory_order_relaxed);
-  s->live_serial.store(0, std::memory_order_release);  // after `freed_at`, `freed_in_round`
+  // After `freed_at` and `freed_in_round`.
+  s->live_serial.store(serial | kFreedBit, std::memory_order_release);
   return impl;
 }
 
@@ -313,7 +313,8 @@ struct Unusable {
 Unusable unusable(const EntryId& id, const char* op, bool past_zero)
      {
   Slot* s = id.slot;
-  const uint64_t current = s->serial.load(std::memory_order_acquire);
+  // The entry living in the slot, or the last one that did.
+  const uint64_t current = s->live_serial.load(std::memory_order_acquire) & ~kFreedBit;
   bool same_entry = current == id.serial;
   if (same_entry) {
     // If the count is 0 but `live_serial` still names the entry, a free on
@@ -445,13 +446,16 @@ EntryId new_entry(ImplRef ref) {
         __builtin_prefetch(next, 1);
         __builtin_prefetch(reinterpret_cast<const char*>(next) + 64, 1);
       }
+      // Slots are mostly refilled by the same thread with similar tensors:
+      // store only what changed (fewer stores for the RMWs to wait for).
       int64_t* out = s->sizes.data();
-      for (size_t i = 0; i < sizes.size(); ++i) out[i] = sizes[i];
-      s->dtype = t->scalar_type();
-      s->thread = tl_thread;
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        if (out[i] != sizes[i]) out[i] = sizes[i];
+      }
+      if (s->dtype != t->scalar_type()) s->dtype = t->scalar_type();
+      if (s->thread != tl_thread) s->thread = tl_thread;
       s->count.store(tag_of(serial) | 1, std::memory_order_relaxed);
       s->impl.store(ref.leak(), std::memory_order_relaxed);
-      s->serial.store(serial, std::memory_order_relaxed);
       s->live_serial.store(serial, std::memory_order_release);  // publishes the fields above
       return EntryId{s, serial};
     }
@@ -498,7 +502,7 @@ void free_entry_slow(const EntryId& id, const char* op) {
   if (remaining == 0) [[likely]] {
     if (sites::tracking()) [[unlikely]] capture_freed(s);
     // The reference goes first: fewer stores wait for its atomic decrement.
-    ImplRef(kAdopt, end_entry(s)).reset();
+    ImplRef(kAdopt, end_entry(s, id.serial)).reset();
     queue_for_reuse(s);
     return;
   }
@@ -530,7 +534,7 @@ std::vector<UnfreedReference> leak_report() {
   std::vector<Unfreed> unfreed;
   internal::scan([&unfreed](const internal::Slot& s) {
     const uint64_t id = s.live_serial.load(std::memory_order_acquire);
-    if (id == 0) return;
+    if (id == 0 || (id & internal::kFreedBit)) return;
     const uint64_t w = s.count.load(std::memory_order_relaxed);
     const uint64_t count = w & internal::kCountMask;
     if ((w & ~internal::kCountMask) != internal::tag_of(id) || count == 0) return;  // being freed
@@ -570,7 +574,8 @@ std::string leak_report_string() {
 int64_t live_references() {
   int64_t live = 0;
   internal::scan([&live](const internal::Slot& s) {
-    if (s.live_serial.load(std::memory_order_relaxed) != 0) ++live;
+    const uint64_t id = s.live_serial.load(std::memory_order_relaxed);
+    if (id != 0 && !(id & internal::kFreedBit)) ++live;
   });
   return live;
 }
@@ -592,6 +597,7 @@ void free_created_on_this_thread_since(uint64_t since) {
       for (size_t i = 0; i < internal::kChunkSlots; ++i) {
         internal::Slot* s = &chunk[i];
         const uint64_t id = s->live_serial.load(std::memory_order_acquire);
+        if (id & internal::kFreedBit) continue;
         // A live slot of our registry was filled by this thread (or by an
         // exited one whose registry we adopted): its fields are ours to read.
         if (id == 0 || id < since || s->thread != me) continue;
@@ -612,7 +618,7 @@ void free_created_on_this_thread_since(uint64_t since) {
           s->freed_at = site;
           s->has_sites = true;
         }
-        dropped.push_back(internal::end_entry(s));
+        dropped.push_back(internal::end_entry(s, id));
         internal::queue_for_reuse(s);
       }
     }
@@ -632,7 +638,8 @@ size_t ledger_slots() {
 size_t ledger_free_slots() {
   size_t n = 0;
   internal::scan([&n](const internal::Slot& s) {
-    if (s.live_serial.load(std::memory_order_relaxed) == 0) ++n;
+    const uint64_t id = s.live_serial.load(std::memory_order_relaxed);
+    if (id == 0 || (id & internal::kFreedBit)) ++n;
   });
   return n;
 }

@@ -81,10 +81,10 @@
 // in *slots* of slabs that are never returned to the system (the ledger is
 // immortal), and a handle is (slot address, serial): the serial is a
 // never-reused 64-bit number given to each entry when it is created. A slot's
-// `live_serial` holds the serial of the entry living in it, or 0 once that
-// entry's count reached zero. A handle is usable exactly when
-// `slot->live_serial == handle.serial`:
-//  * after the free, `live_serial` is 0: the handle is refused, and the slot
+// `live_serial` holds the serial of the entry living in it, and keeps it with
+// its top bit set once that entry's count reached zero. A handle is usable
+// exactly when `slot->live_serial == handle.serial`:
+//  * after the free, the top bit is set: the handle is refused, and the slot
 //    still has the freed entry's serial, creation and free sites, dtype and
 //    shape for the error message;
 //  * a freed slot is reused as late as its owner can manage: it waits in a
@@ -143,6 +143,10 @@ namespace internal {
 
 struct Slot;
 
+// Slot::live_serial of a freed entry: its serial with this bit set (serials
+// stay far below 2^63).
+inline constexpr uint64_t kFreedBit = uint64_t{1} << 63;
+
 // The part of a thread's registry (manual.cc, Note [Ledger slabs]) that the
 // inline free below touches.
 struct SlotQueues {
@@ -161,7 +165,8 @@ extern constinit thread_local SlotQueues* tl_queues;
 // `live_serial` is published, and by the thread whose free takes the count to
 // zero, before `live_serial` goes to 0 (manual.cc, Note [Ledger slabs]).
 struct Slot {
-  // Serial of the live entry in this slot; 0 while the slot is free.
+  // Serial of the live entry in this slot; once its count reached zero, that
+  // serial | kFreedBit; 0 before the slot's first entry.
   std::atomic<uint64_t> live_serial{0};
   // The entry's one reference on its TensorImpl (an adopted ImplRef) while
   // live. Written before `live_serial` is published.
@@ -169,8 +174,6 @@ struct Slot {
   // The entry's serial's low 32 bits << 32 | the manual refcount, 0 once
   // freed (Note [Counts and tags]).
   std::atomic<uint64_t> count{0};
-  // The entry living here, or the last one that did.
-  std::atomic<uint64_t> serial{0};
   // The owner's refill count when the entry was freed (manual.cc, Note
   // [Ledger slabs]): a later refill may have queued the slot for reuse.
   std::atomic<uint64_t> freed_in_round{0};
@@ -212,7 +215,7 @@ inline void free_entry(const EntryId& id, const char* op) {
                                        std::memory_order_relaxed)) [[likely]] {
     TensorImpl* impl = s->impl.load(std::memory_order_relaxed);
     s->freed_in_round.store(me->rounds.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    s->live_serial.store(0, std::memory_order_release);
+    s->live_serial.store(id.serial | kFreedBit, std::memory_order_release);
     ImplRef(kAdopt, impl).reset();  // may free memory and run a from_blob deleter
     s->next = nullptr;
     if (me->retired_tail != nullptr) {
