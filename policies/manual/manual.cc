@@ -274,8 +274,7 @@ inline Slot* take_slot(Registry& r) {
 [[gnu::always_inline]] inline void queue_for_reuse(Slot* s) {
   Registry* me = tl_registry;
   if (s->owner == me) {
-    s->next = nullptr;
-    if (me->retired_tail != nullptr) {
+    if (me->retired_tail != nullptr) {  // (the tail's `next` is set when a refill splices)
       me->retired_tail->next = s;
     } else {
       me->retired_head = s;
@@ -438,14 +437,7 @@ EntryId new_entry(ImplRef ref) {
     if (s != nullptr && !s->has_sites && s->retained_sites.load(std::memory_order_relaxed) == 0 &&
         s->sizes.size() == sizes.size() && tl_thread != 0 && !sites::tracking() &&
         g_serials.try_next(tl_serials, &serial)) [[likely]] {
-      Slot* next = s->next;
-      r->ready = next;
-      if (next != nullptr) {
-        // The next slot was freed many frees ago (slots are reused in order):
-        // bring its two hot lines in for the next call.
-        __builtin_prefetch(next, 1);
-        __builtin_prefetch(reinterpret_cast<const char*>(next) + 64, 1);
-      }
+      r->ready = s->next;
       // Slots are mostly refilled by the same thread with similar tensors:
       // store only what changed (fewer stores for the RMWs to wait for).
       int64_t* out = s->sizes.data();

@@ -217,8 +217,7 @@ inline void free_entry(const EntryId& id, const char* op) {
     s->freed_in_round.store(me->rounds.load(std::memory_order_relaxed), std::memory_order_relaxed);
     s->live_serial.store(id.serial | kFreedBit, std::memory_order_release);
     ImplRef(kAdopt, impl).reset();  // may free memory and run a from_blob deleter
-    s->next = nullptr;
-    if (me->retired_tail != nullptr) {
+    if (me->retired_tail != nullptr) {  // (the tail's `next` is set when a refill splices)
       me->retired_tail->next = s;
     } else {
       me->retired_head = s;
