@@ -8,6 +8,7 @@
 #ifndef CUSTODY_POLICIES_DISPOSE_CONTRACT_SUITE_H_
 #define CUSTODY_POLICIES_DISPOSE_CONTRACT_SUITE_H_
 
+#include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
@@ -382,6 +383,59 @@ TYPED_TEST_P(DisposeContractTest, ConcurrentHandleCopiesKeepTheAliasConsistent) 
   EXPECT_EQ(dispose::live_aliases(), live - 1);
 }
 
+TYPED_TEST_P(DisposeContractTest, RacingDisposesThroughCopiesGiveTheReferenceBackOnce) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  const int64_t live = dispose::live_aliases();
+  for (int round = 0; round < 20; ++round) {
+    T a = T::ones({4});
+    std::atomic<bool> go{false};
+    std::atomic<int> disposed_here{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 3; ++i) {
+      // Each thread disposes its own copy, and drops it: sometimes the last handle.
+      threads.emplace_back([c = a, &go]() mutable {
+        while (!go.load()) {
+        }
+        c.dispose();
+      });
+    }
+    go = true;
+    a.dispose();
+    for (auto& t : threads) t.join();
+    EXPECT_TRUE(a.is_disposed());
+    EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors) << "round " << round;
+  }
+  EXPECT_EQ(dispose::live_aliases(), live);
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, before.bytes_in_use);
+}
+
+TYPED_TEST_P(DisposeContractTest, AliasesOfAnExitedThreadStayUsable) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  const int64_t live = dispose::live_aliases();
+  const size_t leaks = dispose::leak_report().size();
+  std::vector<T> made;
+  // More than one slab's worth, made on a thread that then exits.
+  std::thread([&made] {
+    for (int i = 0; i < 300; ++i) made.push_back(T::full(std::vector<int64_t>{2}, static_cast<float>(i)));
+  }).join();
+  EXPECT_EQ(dispose::live_aliases(), live + 300);
+  EXPECT_EQ(dispose::leak_report().size(), leaks) << "reachable from here, so not leaks";
+  for (int i = 0; i < 300; i += 37) {
+    EXPECT_EQ(values_of(made[i]), std::vector<double>({1.0 * i, 1.0 * i}));
+  }
+  // A new thread takes over the exited thread's registry (or another orphan).
+  std::thread([] {
+    T t = T::ones({1});
+    t.dispose();
+  }).join();
+  for (T& t : made) t.dispose();
+  made.clear();  // the last handles go here: the slots go back to a registry of no running thread
+  EXPECT_EQ(dispose::live_aliases(), live);
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
+}
+
 TYPED_TEST_P(DisposeContractTest, DefaultHandleIsUnusable) {
   using T = TypeParam;
   T a;
@@ -421,6 +475,8 @@ REGISTER_TYPED_TEST_SUITE_P(DisposeContractTest,
                             AHandlePassedToAnotherThreadIsDisposedThere,
                             AliasOfAViewSharesTheTensorNotTheAlias,
                             ConcurrentHandleCopiesKeepTheAliasConsistent,
+                            RacingDisposesThroughCopiesGiveTheReferenceBackOnce,
+                            AliasesOfAnExitedThreadStayUsable,
                             DefaultHandleIsUnusable);
 
 }  // namespace custody::testing

@@ -2,87 +2,196 @@
 
 #include "policies/dispose/dispose.h"
 
-#include <cstdlib>
-#include <thread>
+#include <algorithm>
+#include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "core/shape.h"
 #include "core/sites.h"
+#include "policies/internal/per_thread.h"
 
 namespace custody::dispose {
 namespace internal {
-namespace {
 
-struct Registry {
+// Note [Alias slabs]
+// ~~~~~~~~~~~~~~~~~~
+// Each thread that makes aliases has a Registry: slabs of kSlabSlots alias
+// slots (never given back to the system), a free list only the owning thread
+// touches (SlotOwner, in dispose.h), and a stack (Note [MPSC stack]) where
+// other threads put the slots they free. Making an alias pops the free list
+// with no lock and no atomic RMW; when the list is empty the owner takes the
+// whole remote stack, and only when that is empty too does it lock `mu` to
+// add a slab. A slot freed on the owner thread goes back on the free list, one
+// freed elsewhere onto the owner's stack. When a thread exits its registry
+// becomes an orphan, adopted by the next thread that needs a registry (Note
+// [Registries and thread exit]): slots stay valid for handles that outlive
+// their thread, and thread churn does not grow memory.
+//
+// There are no counters on the fast paths: live_aliases() and leak_report()
+// scan the slabs (the state word says what each slot is, Note [Alias state]).
+// `mu` guards `slabs` and is held by the scans and by the test idiom: the only
+// thing that can change a leaked alias (state 0) is the idiom on the creating
+// thread, which holds `mu`, so a leak report reads a leaked alias's fields and
+// tensor without racing with its release.
+constexpr size_t kSlabSlots = 256;
+
+struct Registry : SlotOwner {
   absl::Mutex mu;
-  Alias head;  // sentinel of the circular list of undisposed aliases
-  int64_t live = 0;
-  uint64_t serial = 0;
-  Registry() { head.prev = head.next = &head; }
+  std::vector<std::unique_ptr<Alias[]>> slabs ABSL_GUARDED_BY(mu);
+  policy_internal::MpscStack<Alias, &Alias::next> freed_elsewhere;
 };
 
-Registry& registry() {
-  static Registry* r = new Registry;
-  return *r;
+constinit thread_local SlotOwner* tl_owner = nullptr;
+
+namespace {
+
+using policy_internal::RegistryList;
+
+RegistryList<Registry>& registries() {
+  static auto* list = new RegistryList<Registry>;  // immortal: handles outlive static destruction
+  return *list;
 }
 
-uint64_t this_thread_id() {
-  return static_cast<uint64_t>(std::hash<std::thread::id>()(std::this_thread::get_id()));
+constinit policy_internal::SerialClock g_serials(0);
+
+constinit thread_local Registry* tl_registry = nullptr;  // == tl_owner
+constinit thread_local bool tl_exited = false;           // the thread gave its registry back
+constinit thread_local policy_internal::ThreadSerials tl_serials;
+constinit thread_local uint64_t tl_thread = 0;
+
+uint64_t this_thread() {
+  if (tl_thread == 0) [[unlikely]] tl_thread = policy_internal::new_thread_number();
+  return tl_thread;
 }
 
-void unlink(Alias* a) {
-  a->prev->next = a->next;
-  a->next->prev = a->prev;
-  a->prev = a->next = nullptr;
+// Gives the thread's registry back when the thread exits. Handles destroyed
+// after this (by later thread_local destructors) take the remote paths.
+struct ThreadExit {
+  Registry* registry = nullptr;
+  ~ThreadExit() {
+    tl_owner = nullptr;
+    tl_registry = nullptr;
+    tl_exited = true;
+    if (registry != nullptr) registries().release(registry);
+  }
+};
+thread_local ThreadExit tl_exit;
+
+[[gnu::noinline]] Registry* register_thread() {
+  if (tl_exited) return nullptr;
+  Registry* r = registries().acquire();
+  tl_exit.registry = r;
+  tl_registry = r;
+  tl_owner = r;
+  return r;
+}
+
+// The calling thread's registry, made (or adopted) on first use; null once the
+// thread is exiting (its thread_local destructors are running).
+inline Registry* my_registry() {
+  if (Registry* r = tl_registry) [[likely]] return r;
+  return register_thread();
+}
+
+// The free list is empty: takes the slots other threads freed, else adds a slab.
+[[gnu::noinline]] Alias* refill(Registry& r) {
+  Alias* a = r.freed_elsewhere.take_all();
+  if (a == nullptr) {
+    auto slab = std::make_unique<Alias[]>(kSlabSlots);  // may throw: nothing changed yet
+    for (size_t i = 0; i < kSlabSlots; ++i) {
+      slab[i].owner = &r;
+      slab[i].next = i + 1 < kSlabSlots ? &slab[i + 1] : nullptr;
+    }
+    a = &slab[0];
+    absl::MutexLock lock(&r.mu);
+    r.slabs.reserve(r.slabs.size() + 1);  // may throw: the slab goes, nothing changed
+    r.slabs.push_back(std::move(slab));
+  }
+  return a;
+}
+
+// A free slot of `r`, whose owner the caller is.
+inline Alias* take_slot(Registry& r) {
+  Alias* a = r.free_list;
+  if (a == nullptr) [[unlikely]] a = refill(r);
+  r.free_list = a->next;
+  return a;
+}
+
+// Gives back the slot of a disposed alias whose last handle is gone.
+void free_slot(Alias* a) {
+  SlotOwner* me = tl_owner;
+  if (a->owner == me) {
+    a->next = me->free_list;
+    me->free_list = a;
+  } else {
+    // Release: our reads of the slot happen before the owner reuses it.
+    static_cast<Registry*>(a->owner)->freed_elsewhere.push(a);
+  }
+}
+
+[[gnu::noinline]] void capture_site(Alias* a) { a->site = sites::capture(); }
+
+[[gnu::always_inline]] inline Alias* fill(Registry& r, ImplRef& ref) {
+  Alias* a = take_slot(r);  // the only call that may throw; `ref` is then dropped by unwinding
+  a->impl = ref.leak();
+  a->serial = g_serials.next(tl_serials);
+  a->thread = this_thread();
+  if (sites::tracking()) [[unlikely]] {
+    capture_site(a);
+  } else if (!a->site.empty()) [[unlikely]] {
+    a->site = {};
+  }
+  // Publishes the fields above to scans (Note [Alias state]).
+  a->state.store(Alias::kHandle, std::memory_order_release);
+  return a;
+}
+
+// A thread_local destructor is making an alias after the thread gave its
+// registry up: borrow an orphan (or a new registry) for this one alias.
+[[gnu::noinline]] Alias* new_alias_on_exiting_thread(ImplRef& ref) {
+  Registry* r = registries().acquire();
+  struct GiveBack {
+    Registry* r;
+    ~GiveBack() { registries().release(r); }
+  } give_back{r};
+  return fill(*r, ref);
+}
+
+// Calls f(Alias&) for every slot of every registry, each registry's `mu` held.
+template <class F>
+void scan(F&& f) {
+  for (Registry* r : registries().snapshot()) {
+    absl::MutexLock lock(&r->mu);
+    for (const auto& slab : r->slabs) {
+      for (size_t i = 0; i < kSlabSlots; ++i) f(slab[i]);
+    }
+  }
 }
 
 }  // namespace
 
 Alias* new_alias(ImplRef ref) {
-  auto* a = new Alias;
-  a->ref = std::move(ref);
-  a->handles = 1;
-  a->thread = this_thread_id();
-  a->site = sites::capture();
-  Registry& r = registry();
-  absl::MutexLock lock(&r.mu);
-  a->serial = r.serial++;
-  a->next = &r.head;
-  a->prev = r.head.prev;
-  r.head.prev->next = a;
-  r.head.prev = a;
-  ++r.live;
-  return a;
+  if (Registry* r = my_registry()) [[likely]] return fill(*r, ref);
+  return new_alias_on_exiting_thread(ref);
 }
 
-void add_handle(Alias* a) {
-  absl::MutexLock lock(&registry().mu);
-  ++a->handles;
-}
-
-void drop_handle(Alias* a) {
-  bool free_it;
-  {
-    absl::MutexLock lock(&registry().mu);
-    free_it = --a->handles == 0 && !a->ref;
-  }
-  if (free_it) delete a;
-}
-
-bool dispose(Alias* a) {
-  ImplRef ref;
-  {
-    Registry& r = registry();
-    absl::MutexLock lock(&r.mu);
-    if (!a->ref) return false;
-    ref = std::move(a->ref);  // a->ref is null from here on
-    unlink(a);
-    --r.live;
-  }
-  // `ref` is released here, outside the lock (it may free memory).
+bool dispose_slow(Alias* a) {
+  if (a->state.load(std::memory_order_relaxed) & Alias::kDisposed) return false;
+  const uint64_t old = a->state.fetch_or(Alias::kDisposed, std::memory_order_acq_rel);
+  if (old & Alias::kDisposed) return false;  // another thread won
+  // We hold a handle, so the slot stays this alias's until we drop it.
+  ImplRef(kAdopt, a->impl).reset();
   return true;
+}
+
+void drop_handle_slow(Alias* a) {
+  const uint64_t old = a->state.fetch_sub(Alias::kHandle, std::memory_order_acq_rel);
+  if (old == (Alias::kHandle | Alias::kDisposed)) free_slot(a);
+  // old == kHandle: the alias is now a leak (Note [Alias state]).
 }
 
 void throw_disposed(const Alias* a, const char* op) {
@@ -101,21 +210,26 @@ void throw_null(const char* op) {
 }  // namespace internal
 
 std::vector<LeakedAlias> leak_report() {
+  std::vector<std::pair<LeakedAlias, sites::Site>> leaks;
+  internal::scan([&leaks](const internal::Alias& a) {
+    // Acquire: reads the creator's writes. A leaked alias does not change
+    // while the scan holds its registry's `mu` (Note [Alias slabs]).
+    if (a.state.load(std::memory_order_acquire) != 0) return;
+    leaks.emplace_back(
+        LeakedAlias{a.serial, std::string(dtype_name(a.impl->scalar_type())),
+                    std::vector<int64_t>(a.impl->sizes().begin(), a.impl->sizes().end()),
+                    std::string()},
+        a.site);
+  });
+  std::sort(leaks.begin(), leaks.end(),
+            [](const auto& x, const auto& y) { return x.first.serial < y.first.serial; });
+  // Symbolized outside the locks: it is the slow part (core/sites.h).
   std::vector<LeakedAlias> out;
-  std::vector<sites::Site> leaked_sites;
-  {
-    internal::Registry& r = internal::registry();
-    absl::MutexLock lock(&r.mu);
-    for (internal::Alias* a = r.head.next; a != &r.head; a = a->next) {
-      if (a->handles > 0) continue;
-      out.push_back(LeakedAlias{a->serial, std::string(dtype_name(a->ref->scalar_type())),
-                                std::vector<int64_t>(a->ref->sizes().begin(), a->ref->sizes().end()),
-                                std::string()});
-      leaked_sites.push_back(a->site);
-    }
+  out.reserve(leaks.size());
+  for (auto& [leak, site] : leaks) {
+    leak.site = site.to_string();
+    out.push_back(std::move(leak));
   }
-  // Symbolized outside the lock: it is the slow part (core/sites.h).
-  for (size_t i = 0; i < out.size(); ++i) out[i].site = leaked_sites[i].to_string();
   return out;
 }
 
@@ -129,41 +243,46 @@ std::string leak_report_string() {
 }
 
 int64_t live_aliases() {
-  internal::Registry& r = internal::registry();
-  absl::MutexLock lock(&r.mu);
-  return r.live;
+  int64_t live = 0;
+  internal::scan([&live](const internal::Alias& a) {
+    if (!(a.state.load(std::memory_order_relaxed) & internal::Alias::kDisposed)) ++live;
+  });
+  return live;
 }
 
 void set_track_sites(bool on) { sites::set_tracking(on); }
 
 namespace testing {
 
-uint64_t next_serial() {
-  internal::Registry& r = internal::registry();
-  absl::MutexLock lock(&r.mu);
-  return r.serial;
-}
+uint64_t next_serial() { return internal::g_serials.fence(); }
 
 void dispose_created_on_this_thread_since(uint64_t since) {
-  const uint64_t me = internal::this_thread_id();
-  std::vector<ImplRef> refs;
-  std::vector<internal::Alias*> orphans;
+  using internal::Alias;
+  internal::Registry* r = internal::tl_registry;
+  if (r == nullptr) return;  // this thread made no alias (or is exiting)
+  const uint64_t me = internal::this_thread();
+  std::vector<TensorImpl*> refs;
   {
-    internal::Registry& r = internal::registry();
-    absl::MutexLock lock(&r.mu);
-    for (internal::Alias* a = r.head.next; a != &r.head;) {
-      internal::Alias* next = a->next;
-      if (a->thread == me && a->serial >= since) {
-        refs.push_back(std::move(a->ref));
-        internal::unlink(a);
-        --r.live;
-        if (a->handles == 0) orphans.push_back(a);
+    absl::MutexLock lock(&r->mu);
+    refs.reserve(r->slabs.size() * internal::kSlabSlots);  // no allocation once disposing
+    for (const auto& slab : r->slabs) {
+      for (size_t i = 0; i < internal::kSlabSlots; ++i) {
+        Alias* a = &slab[i];
+        // Every in-use slot of our registry was filled by this thread (or by an
+        // exited one whose registry we adopted): its fields are ours to read.
+        if (a->state.load(std::memory_order_acquire) & Alias::kDisposed) continue;
+        if (a->thread != me || a->serial < since) continue;
+        // Handles on other threads may be disposing or dropping it right now.
+        const uint64_t old = a->state.fetch_or(Alias::kDisposed, std::memory_order_acq_rel);
+        if (old & Alias::kDisposed) continue;
+        refs.push_back(a->impl);
+        if (old == 0) internal::free_slot(a);  // a leak: no handle will free it
       }
-      a = next;
     }
   }
-  refs.clear();  // gives the references back outside the lock
-  for (internal::Alias* a : orphans) delete a;
+  // The references go back outside the lock (releasing one may free memory
+  // and run a from_blob deleter, which may make or dispose aliases).
+  for (TensorImpl* p : refs) ImplRef(kAdopt, p).reset();
 }
 
 }  // namespace testing

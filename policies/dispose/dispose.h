@@ -23,6 +23,14 @@
 //    that no handle refers to any more, with its creation site when site
 //    tracking is on (CUSTODY_TRACK_SITES=1).
 //  * Using a disposed alias is a LifetimeError naming the op.
+//  * Handles may be copied, used, disposed and destroyed on any thread, and
+//    copies of one handle may be disposed on several threads at once (one of
+//    them gives the reference back). As with std::shared_ptr, one handle
+//    *object* must not be disposed, assigned or destroyed while another
+//    thread copies it. A thread that exits leaves its aliases valid. Copying
+//    a handle is one atomic increment; creating an alias, disposing it and
+//    dropping its last handle take no lock (dispose.cc, Note [Alias slabs];
+//    Note [Owner fast paths] below).
 
 #ifndef CUSTODY_POLICIES_DISPOSE_DISPOSE_H_
 #define CUSTODY_POLICIES_DISPOSE_DISPOSE_H_
@@ -41,29 +49,117 @@ namespace custody::dispose {
 
 namespace internal {
 
-// One alias: a reference on a TensorImpl, shared by every handle copied from it.
-// Note [Alias lifetime]
-// ~~~~~~~~~~~~~~~~~~~~~
-// `handles` counts C++ handle objects (not tensor references). The alias object
-// lives while a handle refers to it *or* while it is undisposed (then it sits in
-// the registry so leak_report() can find it). Whoever drops the last of the two
-// frees it; both transitions happen under the registry mutex.
-struct Alias {
-  ImplRef ref;                 // null once disposed
-  int64_t handles = 0;         // guarded by the registry mutex
-  uint64_t serial = 0;         // creation order
-  uint64_t thread = 0;         // creating thread (for per-thread test cleanup)
-  sites::Site site;            // creation site, when tracking is on (symbolized on report)
-  Alias* prev = nullptr;       // registry links (undisposed aliases only)
-  Alias* next = nullptr;
+struct Alias;
+
+// The part of a thread's registry (dispose.cc, Note [Alias slabs]) that the
+// inline fast paths below touch: the owner thread's list of free slots.
+struct SlotOwner {
+  Alias* free_list = nullptr;  // owner thread only
 };
 
-Alias* new_alias(ImplRef ref);               // registered, one handle
-void add_handle(Alias* a);
-void drop_handle(Alias* a);                  // may free a disposed alias
-bool dispose(Alias* a);                      // true if this call disposed it
+// The calling thread's registry; null until the thread makes its first alias,
+// and again once the thread exits.
+extern constinit thread_local SlotOwner* tl_owner;
+
+// One alias: a reference on a TensorImpl, shared by every handle copied from it.
+//
+// Note [Alias state]
+// ~~~~~~~~~~~~~~~~~~
+// Aliases live in slots of slabs owned by per-thread registries (dispose.cc,
+// Note [Alias slabs]); a slot is never returned to the system. `state` is an
+// alias's whole life in one word, `handles * kHandle | kDisposed?`:
+//
+//   kHandle                a new alias: one handle (the creator's), not disposed
+//   n * kHandle            n handles; copying a handle adds kHandle, destroying
+//                          one subtracts it
+//   n * kHandle|kDisposed  dispose() set kDisposed — the first to set it (on any
+//                          thread) gave `impl` back, exactly once
+//   0                      no handle, not disposed: a leak. No handle can ever
+//                          reach the alias again; it stays until the process
+//                          ends (what leak_report() lists), unless the test
+//                          idiom (testing::dispose_created_on_this_thread_since)
+//                          disposes it
+//
+// Only a handle can dispose, so a disposed alias is freed by its last handle
+// going: the slot goes back to its registry. A free slot has kDisposed set
+// (and whatever handle count it was left with: the owner fast path does not
+// bother to clear it), so it is neither live nor a leak to a scan.
+//
+// Orderings, as c10's intrusive_ptr: a copy is a relaxed increment (the copier
+// holds a handle, so the alias cannot go away); dropping a handle and disposing
+// are acq_rel RMWs, so everything done through any handle happens before the
+// slot's reuse, and of concurrent dispose() calls through copies of a handle
+// exactly one sees kDisposed clear. When the owner thread holds the only
+// handle, it skips the RMWs (Note [Owner fast paths]).
+//
+// `impl`, `owner`, `serial`, `thread` and `site` are written by the creating
+// thread before `state` is published (release) and do not change while the
+// slot is in use, so a handle holder, or a leak report that has read the
+// state, reads them without a lock.
+struct Alias {
+  static constexpr uint64_t kDisposed = 1;
+  static constexpr uint64_t kHandle = 2;
+
+  std::atomic<uint64_t> state{kDisposed};
+  TensorImpl* impl = nullptr;   // the alias's reference; given back by dispose()
+  SlotOwner* owner = nullptr;   // registry whose slab holds this slot (fixed)
+  Alias* next = nullptr;        // free-list link while the slot is free
+  uint64_t serial = 0;          // creation order along each thread
+  uint64_t thread = 0;          // creating thread (for per-thread test cleanup)
+  sites::Site site;            // creation site, when tracking is on (symbolized on report)
+};
+
+Alias* new_alias(ImplRef ref);               // one handle, not disposed
+bool dispose_slow(Alias* a);
+void drop_handle_slow(Alias* a);
 [[noreturn]] void throw_disposed(const Alias* a, const char* op);
 [[noreturn]] void throw_null(const char* op);
+
+inline void add_handle(Alias* a) {
+  a->state.fetch_add(Alias::kHandle, std::memory_order_relaxed);
+}
+
+// Note [Owner fast paths]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// dispose() and drop_handle() skip the atomic RMW when the calling thread owns
+// the alias's registry and the state shows exactly one handle — the caller's.
+// Then nothing else can change the state concurrently: every other change
+// needs another handle (there is none, and no thread may copy the caller's
+// handle object while the caller is using it), except the test idiom, which
+// runs on the creating thread — this thread, or one that has exited if this
+// thread adopted its registry. So a load and a plain store do what the RMW
+// would:
+//  * dispose(): kHandle -> kHandle|kDisposed, then `impl` goes back. The load
+//    is acquire: a handle another thread dropped (release) before ours left
+//    ours the last one, and its uses of the tensor must happen before the
+//    reference is released.
+//  * drop_handle(): kHandle|kDisposed -> the slot goes onto the owner's free
+//    list (its state stays: Note [Alias state]). Acquire for the same reason:
+//    a remote dispose or handle drop happens before the slot's reuse.
+// Any other state, or any other thread, takes the RMW path (dispose.cc).
+
+// Gives the alias's reference back unless it was already; true if this call did.
+inline bool dispose(Alias* a) {
+  if (a->owner == tl_owner &&
+      a->state.load(std::memory_order_acquire) == Alias::kHandle) [[likely]] {
+    a->state.store(Alias::kHandle | Alias::kDisposed, std::memory_order_relaxed);
+    ImplRef(kAdopt, a->impl).reset();  // may free memory and run a from_blob deleter
+    return true;
+  }
+  return dispose_slow(a);
+}
+
+// Drops one handle; the last handle of a disposed alias frees its slot.
+inline void drop_handle(Alias* a) {
+  SlotOwner* me = tl_owner;
+  if (a->owner == me &&
+      a->state.load(std::memory_order_acquire) == (Alias::kHandle | Alias::kDisposed)) [[likely]] {
+    a->next = me->free_list;
+    me->free_list = a;
+    return;
+  }
+  drop_handle_slow(a);
+}
 
 }  // namespace internal
 
@@ -88,18 +184,25 @@ struct Policy {
       if (alias_) internal::drop_handle(alias_);
     }
 
-    // Gives the alias's reference back (TorchSharp's Dispose()); idempotent.
+    // Gives the alias's reference back (TorchSharp's Dispose()); idempotent,
+    // and safe to call through copies of the handle on several threads at once.
     void dispose() {
       if (alias_) internal::dispose(alias_);
     }
-    bool is_disposed() const { return alias_ == nullptr || !alias_->ref; }
+    bool is_disposed() const {
+      return alias_ == nullptr ||
+             (alias_->state.load(std::memory_order_acquire) & internal::Alias::kDisposed) != 0;
+    }
 
     const TensorImpl& checked_impl(const char* op) const {
       if (!alias_) internal::throw_null(op);
-      // Reading `ref` races only with a concurrent dispose of the same alias,
-      // which is a user error the policy does not make safe (as in TorchSharp).
-      if (!alias_->ref) internal::throw_disposed(alias_, op);
-      return *alias_->ref;
+      // Relaxed: this handle already orders the alias's creation before us.
+      // Using the tensor while another thread disposes the same alias is a
+      // user error the policy does not make safe (as in TorchSharp).
+      if (alias_->state.load(std::memory_order_relaxed) & internal::Alias::kDisposed) [[unlikely]] {
+        internal::throw_disposed(alias_, op);
+      }
+      return *alias_->impl;
     }
     void release_reference() { dispose(); }
 
@@ -125,18 +228,19 @@ Disposing<T> disposing(T t) {
 }
 
 struct LeakedAlias {
-  uint64_t serial;     // creation order
+  uint64_t serial;     // creation order along its thread
   std::string dtype;
   std::vector<int64_t> sizes;
   std::string site;    // empty unless site tracking is on (symbolized by leak_report())
 };
 
 // Undisposed aliases that no handle refers to any more (they can never be
-// disposed: their memory is lost until the process ends).
+// disposed: their memory is lost until the process ends), by serial.
 std::vector<LeakedAlias> leak_report();
 // leak_report() as text, one alias per line.
 std::string leak_report_string();
-// Number of aliases not yet disposed (referenced or not).
+// Number of aliases not yet disposed (referenced or not): a sum of per-thread
+// counters, exact whenever no other thread is creating or disposing meanwhile.
 int64_t live_aliases();
 
 // Turns creation-site recording on or off (default: CUSTODY_TRACK_SITES=1 in the environment).
@@ -145,6 +249,10 @@ void set_track_sites(bool on);
 namespace testing {
 // Disposes every alias created on this thread since `since_serial` (the test idiom).
 void dispose_created_on_this_thread_since(uint64_t since_serial);
+// A bound on serials: every alias created after this call (on this thread, or
+// on any thread that happens after it) has a serial >= the result, every alias
+// created before it a smaller one. Serials grow along each thread; across
+// threads they are not creation order (policies/internal/per_thread.h).
 uint64_t next_serial();
 }  // namespace testing
 

@@ -850,6 +850,65 @@ TYPED_TEST_P(ManualContractTest, ConcurrentCreateAndFreeOnManyThreadsBalances) {
   EXPECT_EQ(manual::live_references(), live);
 }
 
+TYPED_TEST_P(ManualContractTest, RacingFreesOfOneReferenceAreCountedExactly) {
+  CUSTODY_MANUAL_PRELUDE;
+  const StatsSnapshot before = TestFixture::stats();
+  for (int round = 0; round < 20; ++round) {
+    T a = T::ones({4});
+    for (int i = 0; i < 2; ++i) manual::retain(a);  // three counts, four frees below
+    std::atomic<bool> go{false};
+    std::atomic<int> errors{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; ++i) {
+      threads.emplace_back([a, &go, &errors] {
+        while (!go.load()) {
+        }
+        try {
+          free(a);
+        } catch (const LifetimeError&) {
+          ++errors;
+        }
+      });
+    }
+    go = true;
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(errors.load(), 1) << "four frees of three counts: exactly one is past zero";
+    EXPECT_EQ(mt::refcount(a), 0);
+    EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors) << "round " << round;
+  }
+  EXPECT_EQ(TestFixture::stats().bytes_in_use, before.bytes_in_use);
+}
+
+TYPED_TEST_P(ManualContractTest, ReferencesOfAnExitedThreadStayUsable) {
+  CUSTODY_MANUAL_PRELUDE;
+  const StatsSnapshot before = TestFixture::stats();
+  const int64_t live = manual::live_references();
+  std::vector<T> made;
+  {
+    sites::ScopedTracking on(true);
+    // More than a chunk's worth, made on a thread that then exits.
+    std::thread([&made] {
+      for (int i = 0; i < 100; ++i) made.push_back(T::full(std::vector<int64_t>{1}, static_cast<float>(i)));
+    }).join();
+    EXPECT_EQ(manual::live_references(), live + 100);
+    for (int i = 0; i < 100; i += 9) EXPECT_EQ(values_of(made[i]), std::vector<double>({1.0 * i}));
+    for (const T& t : made) free(t);  // back to the registry of a thread that is gone
+    const std::string m = lifetime_message([&] { free(made[7]); });
+    EXPECT_NE(m.find("free past zero on tensor reference #" + std::to_string(made[7].reference_id())),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("freed earlier at"), std::string::npos) << "sites outlive the thread:\n" << m;
+  }
+  EXPECT_EQ(manual::live_references(), live);
+  // A new thread takes over an orphaned registry; the old handles stay refused.
+  std::thread([] {
+    T t = T::ones({1});
+    free(t);
+  }).join();
+  for (const T& t : made) EXPECT_THROW((void)t.numel(), LifetimeError);
+  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(ManualContractTest,
                             HandlesArePlainValuesAndCopiesShareTheReference,
                             AHandleGoingOutOfScopeFreesNothing,
@@ -890,7 +949,9 @@ REGISTER_TYPED_TEST_SUITE_P(ManualContractTest,
                             AReferenceMadeOnAWorkerIsFreedByTheCaller,
                             TheTestIdiomFreesOnlyTheCallingThreadsReferences,
                             ConcurrentRetainsAndFreesKeepTheCountExact,
-                            ConcurrentCreateAndFreeOnManyThreadsBalances);
+                            ConcurrentCreateAndFreeOnManyThreadsBalances,
+                            RacingFreesOfOneReferenceAreCountedExactly,
+                            ReferencesOfAnExitedThreadStayUsable);
 
 #undef CUSTODY_MANUAL_PRELUDE
 

@@ -2,115 +2,297 @@
 
 #include "policies/manual/manual.h"
 
+#include <algorithm>
 #include <memory>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "core/sites.h"
+#include "policies/internal/per_thread.h"
 
 namespace custody::manual {
 namespace internal {
-namespace {
 
 // Slots are allocated this many at a time and never given back.
-constexpr size_t kChunkSlots = 256;
+constexpr size_t kChunkSlots = 64;
+// A refill that finds fewer freed slots than this also adds a chunk, so a
+// thread that keeps its chunks nearly full does not refill every few slots.
+constexpr size_t kMinBatch = 32;
+constexpr uint64_t kCountMask = 0xffffffffu;
 
-// Note [Ledger invariants]
-// ~~~~~~~~~~~~~~~~~~~~~~~~
-// Under `mu`: a slot is either live (on the circular `live` list, count >= 1,
-// live_serial == serial, impl owns one TensorImpl reference) or free (in the
-// FIFO queue free_head..free_tail, count == 0, live_serial == 0, impl null,
-// keeping the sites of the entry that last lived in it). `live_count` is the
-// length of the live list. TensorImpl references are dropped outside `mu`
-// (dropping one may free memory and run a from_blob deleter, which may create
-// or free other tensors).
-struct Ledger {
+// Note [Counts and tags]: the count word's tag for `serial`.
+constexpr uint64_t tag_of(uint64_t serial) { return serial << 32; }
+
+// Note [Ledger slabs]
+// ~~~~~~~~~~~~~~~~~~~
+// Each thread that makes references has a Registry: chunks of kChunkSlots
+// slots (never given back to the system) and three queues of free slots:
+//  * `ready`: slots the owner thread fills, without a lock;
+//  * `retired`: slots freed on the owner thread, oldest first (owner only);
+//  * `retired_elsewhere`: slots freed on other threads (Note [MPSC stack]).
+// A free puts the slot on one of the last two, with no lock. When `ready`
+// runs dry the owner *refills*: it splices both retired queues into `ready`
+// (so a freed slot is reused only after every slot that was already
+// waiting), and if that gives fewer than kMinBatch slots it adds a chunk
+// (under `mu`) behind them. Each refill is a *round*: `rounds` counts them.
+//
+// Why neither the fast paths nor a refill lock against readers of a slot's
+// fields (LifetimeError messages, leak_report(), retain-site bookkeeping): the
+// non-atomic fields change in two places.
+//  (1) The thread whose free takes the count to zero records the owner's
+//      round in `freed_in_round` and writes `freed_at`, then sets kFreedBit
+//      in `live_serial` (release). A reader of those fields first sees
+//      `live_serial` != its serial (acquire); if the count is 0 but
+//      `live_serial` still is the entry's serial, a free on another thread is
+//      retiring it, and the reader waits for that to finish.
+//  (2) The owner writes a slot's fields — sites, dtype, sizes, thread — only
+//      when it fills the slot, after a refill spliced it into `ready`.
+// A reader holds `mu` (readers take turns) and is counted in `readers`; it
+// registers (seq_cst RMW), then loads `rounds` (seq_cst). A refill splices,
+// then bumps `rounds` (seq_cst RMW), then loads `readers` (seq_cst), and if a
+// reader is there, waits for it (takes `mu`) before the owner fills anything.
+// In the single total order of these seq_cst operations either the reader
+// registered first — then the refill waits, and nothing the reader looks at is
+// refilled while it looks — or the bump came first and the reader sees it. A
+// reader reads a *freed* entry's fields only if `live_serial` still names the
+// entry and `freed_in_round` equals the `rounds` it loaded: the free read
+// `rounds` before the push that queued the slot, which happens before the
+// splice, which comes before the bump, so a slot that any refill has spliced
+// has `freed_in_round` below what the reader loaded. (So a slot is reported
+// as reused once a refill has run since its free — sometimes before it
+// actually is, never after.) A *live* slot's fields do not change until the
+// slot is freed and spliced by a later refill, which will wait for the reader.
+// Live slots' dtype and sizes are recorded when the slot is filled, so
+// leak_report() never touches a TensorImpl that a concurrent free may be
+// releasing. `retained_at` is changed by readers while the entry is live, and
+// cleared by the owner when it refills the slot.
+//
+// Counting: live_references() and the slot counts scan the slabs (a slot is
+// live iff `live_serial` is a serial without kFreedBit); nothing is counted on the fast paths. When a
+// thread exits its registry becomes an orphan, adopted by the next thread that
+// needs one (Note [Registries and thread exit]).
+struct Registry : SlotQueues {
   absl::Mutex mu;
-  Slot live;  // sentinel of the circular live list
-  Slot* free_head ABSL_GUARDED_BY(mu) = nullptr;
-  Slot* free_tail ABSL_GUARDED_BY(mu) = nullptr;
-  size_t free_count ABSL_GUARDED_BY(mu) = 0;
   std::vector<std::unique_ptr<Slot[]>> chunks ABSL_GUARDED_BY(mu);
-  uint64_t next_serial ABSL_GUARDED_BY(mu) = 1;  // 0 means "no entry"
-  int64_t live_count ABSL_GUARDED_BY(mu) = 0;
-  Ledger() { live.prev = live.next = &live; }
+  std::atomic<int> readers{0};  // Note [Ledger slabs]; changed under `mu`
+  Slot* ready = nullptr;        // owner thread only
+  policy_internal::MpscStack<Slot, &Slot::next> retired_elsewhere;
 };
 
-Ledger& ledger() {
-  static Ledger* l = new Ledger;  // immortal: handles may outlive static destruction
-  return *l;
+constinit thread_local SlotQueues* tl_queues = nullptr;
+
+// The registry of slot `s`.
+inline Registry* owner_of(const Slot* s) { return static_cast<Registry*>(s->owner); }
+
+// A reader of slot fields in `r` (Note [Ledger slabs]): holds `mu`, counted in
+// `readers`.
+class Reading {
+ public:
+  explicit Reading(Registry* r) ABSL_EXCLUSIVE_LOCK_FUNCTION(r->mu) : r_(r), lock_(&r->mu) {
+    r_->readers.fetch_add(1, std::memory_order_seq_cst);
+  }
+  ~Reading() ABSL_UNLOCK_FUNCTION() { r_->readers.fetch_sub(1, std::memory_order_release); }
+  Reading(const Reading&) = delete;
+  Reading& operator=(const Reading&) = delete;
+
+ private:
+  Registry* r_;
+  absl::MutexLock lock_;
+};
+
+namespace {
+
+using policy_internal::RegistryList;
+
+RegistryList<Registry>& registries() {
+  static auto* list = new RegistryList<Registry>;  // immortal: handles may outlive static destruction
+  return *list;
 }
+
+constinit policy_internal::SerialClock g_serials(1);  // 0 means "no entry"
+
+constinit thread_local Registry* tl_registry = nullptr;  // the calling thread's, or null
+constinit thread_local bool tl_exited = false;           // the thread gave its registry back
+constinit thread_local policy_internal::ThreadSerials tl_serials;
+constinit thread_local uint64_t tl_thread = 0;
 
 uint64_t this_thread_id() {
-  static std::atomic<uint64_t> next{1};
-  thread_local const uint64_t id = next.fetch_add(1, std::memory_order_relaxed);
-  return id;
+  if (tl_thread == 0) [[unlikely]] tl_thread = policy_internal::new_thread_number();
+  return tl_thread;
 }
 
-void push_free(Ledger& l, Slot* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(l.mu) {
-  s->next = nullptr;
-  s->prev = nullptr;
-  if (l.free_tail != nullptr) {
-    l.free_tail->next = s;
+// Gives the thread's registry back when the thread exits.
+struct ThreadExit {
+  Registry* registry = nullptr;
+  ~ThreadExit() {
+    tl_queues = nullptr;
+    tl_registry = nullptr;
+    tl_exited = true;
+    if (registry != nullptr) registries().release(registry);
+  }
+};
+thread_local ThreadExit tl_exit;
+
+[[gnu::noinline]] Registry* register_thread() {
+  if (tl_exited) return nullptr;
+  Registry* r = registries().acquire();
+  tl_exit.registry = r;
+  tl_registry = r;
+  tl_queues = r;
+  return r;
+}
+
+inline Registry* my_registry() {
+  if (Registry* r = tl_registry) [[likely]] return r;
+  return register_thread();
+}
+
+// `ready` is empty: splices the retired queues in, and a chunk behind them if
+// they hold fewer than kMinBatch slots (Note [Ledger slabs]).
+[[gnu::noinline]] Slot* refill(Registry& r) {
+  Slot* remote = r.retired_elsewhere.take_all();
+  Slot* head = r.retired_head;
+  Slot* tail = r.retired_tail;
+  size_t n = r.retired_count;
+  r.retired_head = r.retired_tail = nullptr;
+  r.retired_count = 0;
+  if (tail != nullptr) {
+    tail->next = remote;
   } else {
-    l.free_head = s;
+    head = remote;
   }
-  l.free_tail = s;
-  ++l.free_count;
+  // Counts the remote ones only as far as kMinBatch (a walk of at most that).
+  for (Slot* s = remote; s != nullptr && n < kMinBatch; s = s->next) {
+    tail = s;
+    ++n;
+  }
+  r.rounds.fetch_add(1, std::memory_order_seq_cst);
+  if (r.readers.load(std::memory_order_seq_cst) != 0) {
+    absl::MutexLock wait_for_the_reader(&r.mu);
+  }
+  if (n < kMinBatch) {  // then `tail` is the last slot of the batch, if any
+    try {
+      absl::MutexLock lock(&r.mu);
+      auto chunk = std::make_unique<Slot[]>(kChunkSlots);
+      r.chunks.reserve(r.chunks.size() + 1);
+      for (size_t i = 0; i < kChunkSlots; ++i) {
+        chunk[i].owner = &r;
+        chunk[i].next = i + 1 < kChunkSlots ? &chunk[i + 1] : nullptr;
+      }
+      if (tail != nullptr) {
+        tail->next = &chunk[0];
+      } else {
+        head = &chunk[0];
+      }
+      r.chunks.push_back(std::move(chunk));
+    } catch (const std::bad_alloc&) {
+      if (head == nullptr) throw;  // nothing to hand out
+    }
+  }
+  return head;
 }
 
-Slot* pop_free(Ledger& l) ABSL_EXCLUSIVE_LOCKS_REQUIRED(l.mu) {
-  if (l.free_head == nullptr) {
-    // May throw std::bad_alloc: the caller has changed nothing yet.
-    l.chunks.push_back(std::make_unique<Slot[]>(kChunkSlots));
-    Slot* chunk = l.chunks.back().get();
-    for (size_t i = 0; i < kChunkSlots; ++i) push_free(l, &chunk[i]);
-  }
-  Slot* s = l.free_head;
-  l.free_head = s->next;
-  if (l.free_head == nullptr) l.free_tail = nullptr;
-  --l.free_count;
-  s->next = nullptr;
+inline Slot* take_slot(Registry& r) {
+  Slot* s = r.ready;
+  if (s == nullptr) [[unlikely]] s = refill(r);
+  r.ready = s->next;
   return s;
 }
 
-void link_live(Ledger& l, Slot* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(l.mu) {
-  s->next = &l.live;
-  s->prev = l.live.prev;
-  l.live.prev->next = s;
-  l.live.prev = s;
-  ++l.live_count;
+[[gnu::noinline]] void capture_created(Slot* s) {
+  s->created_at = sites::capture();
+  s->has_sites = true;
+}
+[[gnu::noinline]] void capture_freed(Slot* s) {
+  s->freed_at = sites::capture();
+  s->has_sites = true;
 }
 
-void unlink_live(Ledger& l, Slot* s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(l.mu) {
-  s->prev->next = s->next;
-  s->next->prev = s->prev;
-  s->prev = s->next = nullptr;
-  --l.live_count;
+[[gnu::always_inline]] inline EntryId fill(Registry& r, ImplRef& ref) {
+  Slot* s = take_slot(r);  // may throw; `ref` is then dropped by unwinding
+  const TensorImpl* t = ref.get();
+  const IntSpan sizes = t->sizes();
+  if (s->sizes.size() == sizes.size()) [[likely]] {
+    int64_t* out = s->sizes.data();
+    for (size_t i = 0; i < sizes.size(); ++i) out[i] = sizes[i];  // (std::copy calls memmove)
+  } else {
+    try {
+      s->sizes.assign(sizes.begin(), sizes.end());  // allocates past 6 dims
+    } catch (...) {
+      s->next = r.ready;  // gives the slot back untouched
+      r.ready = s;
+      throw;
+    }
+  }
+  s->dtype = t->scalar_type();
+  const uint64_t serial = g_serials.next(tl_serials);
+  s->thread = this_thread_id();
+  if (s->has_sites) [[unlikely]] {
+    s->created_at = {};
+    s->freed_at = {};
+    s->has_sites = false;
+  }
+  if (sites::tracking()) [[unlikely]] capture_created(s);
+  if (s->retained_sites.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+    s->retained_at.clear();  // no reader looks at a slot being refilled
+    s->retained_sites.store(0, std::memory_order_relaxed);
+  }
+  s->count.store(tag_of(serial) | 1, std::memory_order_relaxed);
+  s->impl.store(ref.leak(), std::memory_order_relaxed);
+  s->live_serial.store(serial, std::memory_order_release);  // publishes the fields above
+  return EntryId{s, serial};
 }
 
-// Ends the entry in live slot `s`: moves its TensorImpl reference into `out`
-// (dropped by the caller outside the lock) and queues the slot for reuse.
-void retire(Ledger& l, Slot* s, sites::Site freed_at, ImplRef* out)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(l.mu) {
-  s->live_serial.store(0, std::memory_order_release);
-  *out = ImplRef(kAdopt, s->impl.exchange(nullptr, std::memory_order_relaxed));
-  s->dtype = (*out)->scalar_type();
-  s->sizes.assign((*out)->sizes().begin(), (*out)->sizes().end());
-  s->count = 0;
-  s->freed_at = std::move(freed_at);
-  s->retained_at.clear();
-  unlink_live(l, s);
-  push_free(l, s);
+// A thread_local destructor is making a reference after the thread gave its
+// registry up: borrow an orphan (or a new registry) for this one slot.
+[[gnu::noinline]] EntryId new_entry_on_exiting_thread(ImplRef& ref) {
+  Registry* r = registries().acquire();
+  struct GiveBack {
+    Registry* r;
+    ~GiveBack() { registries().release(r); }
+  } give_back{r};
+  return fill(*r, ref);
+}
+
+// Ends the entry in `s`, whose count the caller took to zero: publishes the
+// free and returns the entry's TensorImpl reference for the caller to drop
+// (outside any lock: dropping it may free memory and run a from_blob deleter,
+// which may create or free other tensors). The caller has written `freed_at`
+// if it wants one, and then queues the slot for reuse.
+[[gnu::always_inline]] inline TensorImpl* end_entry(Slot* s, uint64_t serial) {
+  TensorImpl* impl = s->impl.load(std::memory_order_relaxed);
+  s->freed_in_round.store(s->owner->rounds.load(std::memory_order_relaxed),
+                          std::memory_order_relaxed);
+  // After `freed_at` and `freed_in_round`.
+  s->live_serial.store(serial | kFreedBit, std::memory_order_release);
+  return impl;
+}
+
+// Puts the slot of an ended entry behind the others waiting for reuse.
+[[gnu::always_inline]] inline void queue_for_reuse(Slot* s) {
+  Registry* me = tl_registry;
+  if (s->owner == me) {
+    if (me->retired_tail != nullptr) {  // (the tail's `next` is set when a refill splices)
+      me->retired_tail->next = s;
+    } else {
+      me->retired_head = s;
+    }
+    me->retired_tail = s;
+    ++me->retired_count;
+  } else {
+    // Release: everything we did with the slot happens before its reuse.
+    owner_of(s)->retired_elsewhere.push(s);
+  }
 }
 
 constexpr char kRule[] =
     "Every +1 reference (an op result, a new_* result or retain(t)) takes exactly one free";
 
 // The LifetimeError for an entry that is no longer live: the text and the
-// sites are taken under the ledger lock, the sites are symbolized (slow) after
-// it is released, by message().
+// sites are taken under the owner's lock, the sites are symbolized (slow)
+// after it is released, by message().
 struct Unusable {
   std::string msg;
   bool with_sites = false;
@@ -125,11 +307,31 @@ struct Unusable {
   }
 };
 
-// The message for `id` when its entry is no longer live. `past_zero` selects the
-// wording of a free/release past zero; otherwise it is a use after free by `op`.
-Unusable unusable(Ledger& l, const EntryId& id, const char* op, bool past_zero)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(l.mu) {
-  const Slot* s = id.slot;
+// The error for `id`, whose entry is not live. `past_zero` selects the wording
+// of a free/release past zero; otherwise it is a use after free by `op`.
+Unusable unusable(const EntryId& id, const char* op, bool past_zero)
+     {
+  Slot* s = id.slot;
+  // The entry living in the slot, or the last one that did.
+  const uint64_t current = s->live_serial.load(std::memory_order_acquire) & ~kFreedBit;
+  bool same_entry = current == id.serial;
+  if (same_entry) {
+    // If the count is 0 but `live_serial` still names the entry, a free on
+    // another thread is retiring it: wait for that (Note [Ledger slabs]).
+    const uint64_t tag = tag_of(id.serial);
+    bool live = false;
+    while (s->live_serial.load(std::memory_order_acquire) == id.serial) {
+      const uint64_t w = s->count.load(std::memory_order_relaxed);
+      if ((w & ~kCountMask) == tag && (w & kCountMask) != 0) {  // live: a racing caller
+        live = true;
+        break;
+      }
+      std::this_thread::yield();
+    }
+    // A freed entry's fields are still its own unless a refill ran since.
+    same_entry = live || s->freed_in_round.load(std::memory_order_relaxed) ==
+                             s->owner->rounds.load(std::memory_order_seq_cst);
+  }
   Unusable u;
   std::string& msg = u.msg;
   if (past_zero) {
@@ -137,15 +339,19 @@ Unusable unusable(Ledger& l, const EntryId& id, const char* op, bool past_zero)
   } else {
     msg = absl::StrFormat("%s: tensor reference #%d is used after it was freed", op, id.serial);
   }
-  if (s->serial == id.serial) {
+  if (same_entry) {
     absl::StrAppendFormat(&msg, " (%s %s); its refcount already reached zero. ",
                           dtype_name(s->dtype), shape_str(s->sizes));
+  } else if (current == id.serial) {  // queued for reuse
+    absl::StrAppend(&msg,
+                    "; its refcount reached zero earlier and its ledger slot has since been "
+                    "reused, so its creation and free sites are no longer known. ");
   } else {
     absl::StrAppendFormat(
         &msg,
         "; its refcount reached zero earlier and its ledger slot has since been reused (by "
         "reference #%d), so its creation and free sites are no longer known. ",
-        s->serial);
+        current);
   }
   if (past_zero) {
     absl::StrAppend(&msg, kRule,
@@ -155,7 +361,7 @@ Unusable unusable(Ledger& l, const EntryId& id, const char* op, bool past_zero)
                     "Free a reference only after its last use, and retain(t) when another owner "
                     "keeps the tensor");
   }
-  if (s->serial == id.serial) {
+  if (same_entry) {
     u.with_sites = true;
     u.freed_label = past_zero ? "freed earlier at" : "freed at";
     u.created_at = s->created_at;
@@ -164,115 +370,182 @@ Unusable unusable(Ledger& l, const EntryId& id, const char* op, bool past_zero)
   return u;
 }
 
+[[noreturn, gnu::noinline]] void throw_unusable_message(const EntryId& id, const char* op,
+                                                        bool past_zero) {
+  Unusable error;
+  {
+    Reading reading(owner_of(id.slot));
+    error = unusable(id, op, past_zero);
+  }
+  throw LifetimeError(error.message());
+}
+
 [[noreturn]] void throw_null(const char* op) {
   throw LifetimeError(absl::StrFormat(
       "%s: this handle refers to no tensor (default-constructed); assign it an op's result first",
       op));
 }
 
+// A retain of a live entry, with tracking on: remembers where.
+[[gnu::noinline]] void remember_retain_site(const EntryId& id) {
+  sites::Site site = sites::capture();
+  if (site.empty()) return;
+  Slot* s = id.slot;
+  Reading reading(owner_of(s));
+  if (s->live_serial.load(std::memory_order_acquire) != id.serial) return;  // freed meanwhile
+  s->retained_at.push_back(std::move(site));
+  s->retained_sites.store(static_cast<uint32_t>(s->retained_at.size()), std::memory_order_relaxed);
+}
+
+// A free that left `remaining` counts: one outstanding retain fewer (which one
+// is unknowable; drop the latest).
+[[gnu::noinline]] void forget_a_retain_site(const EntryId& id, uint64_t remaining) {
+  Slot* s = id.slot;
+  Reading reading(owner_of(s));
+  if (s->live_serial.load(std::memory_order_acquire) != id.serial) return;  // freed meanwhile
+  if (s->retained_at.size() >= remaining && !s->retained_at.empty()) s->retained_at.pop_back();
+  s->retained_sites.store(static_cast<uint32_t>(s->retained_at.size()), std::memory_order_relaxed);
+}
+
+// Calls f(Slot&) for every slot of every registry, as a reader of each.
+template <class F>
+void scan(F&& f) {
+  for (Registry* r : registries().snapshot()) {
+    Reading reading(r);
+    for (const auto& chunk : r->chunks) {
+      for (size_t i = 0; i < kChunkSlots; ++i) f(chunk[i]);
+    }
+  }
+}
+
+[[gnu::noinline]] EntryId new_entry_slow(ImplRef& ref) {
+  if (Registry* r = my_registry()) [[likely]] return fill(*r, ref);
+  return new_entry_on_exiting_thread(ref);
+}
+
 }  // namespace
 
+// What fill() does, with everything unusual (no registry or ready slot yet,
+// sites to clear or record, another rank than the slot's last tenant, a new
+// serial block) left to new_entry_slow(): a straight line of stores.
 EntryId new_entry(ImplRef ref) {
-  sites::Site site = sites::capture();  // raw frames: symbolized only when reported
-  Ledger& l = ledger();
-  absl::MutexLock lock(&l.mu);
-  Slot* s = pop_free(l);  // the only call that may throw; `ref` is then dropped by unwinding
-  s->serial = l.next_serial++;
-  s->count = 1;
-  s->thread = this_thread_id();
-  s->created_at = std::move(site);
-  s->freed_at = sites::Site();
-  s->retained_at.clear();
-  s->sizes.clear();
-  s->impl.store(ref.leak(), std::memory_order_relaxed);
-  link_live(l, s);
-  s->live_serial.store(s->serial, std::memory_order_release);  // publishes impl
-  return EntryId{s, s->serial};
+  if (Registry* r = tl_registry) [[likely]] {
+    Slot* s = r->ready;
+    const TensorImpl* t = ref.get();
+    const IntSpan sizes = t->sizes();
+    uint64_t serial;
+    if (s != nullptr && !s->has_sites && s->retained_sites.load(std::memory_order_relaxed) == 0 &&
+        s->sizes.size() == sizes.size() && tl_thread != 0 && !sites::tracking() &&
+        g_serials.try_next(tl_serials, &serial)) [[likely]] {
+      r->ready = s->next;
+      // Slots are mostly refilled by the same thread with similar tensors:
+      // store only what changed (fewer stores for the RMWs to wait for).
+      int64_t* out = s->sizes.data();
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        if (out[i] != sizes[i]) out[i] = sizes[i];
+      }
+      if (s->dtype != t->scalar_type()) s->dtype = t->scalar_type();
+      if (s->thread != tl_thread) s->thread = tl_thread;
+      s->count.store(tag_of(serial) | 1, std::memory_order_relaxed);
+      s->impl.store(ref.leak(), std::memory_order_relaxed);
+      s->live_serial.store(serial, std::memory_order_release);  // publishes the fields above
+      return EntryId{s, serial};
+    }
+  }
+  return new_entry_slow(ref);
 }
 
 void retain_entry(const EntryId& id, const char* op) {
   if (id.slot == nullptr) throw_null(op);
-  sites::Site site = sites::capture();
-  Ledger& l = ledger();
-  Unusable error;
-  {
-    absl::MutexLock lock(&l.mu);
-    Slot* s = id.slot;
-    if (s->live_serial.load(std::memory_order_relaxed) == id.serial) {
-      ++s->count;
-      if (!site.empty()) s->retained_at.push_back(std::move(site));
-      return;
-    }
-    error = unusable(l, id, op, /*past_zero=*/false);
+  Slot* s = id.slot;
+  if (s->live_serial.load(std::memory_order_acquire) != id.serial) [[unlikely]] {
+    throw_unusable_message(id, op, /*past_zero=*/false);
   }
-  throw LifetimeError(error.message());
+  const uint64_t tag = tag_of(id.serial);
+  uint64_t w = s->count.load(std::memory_order_relaxed);
+  do {
+    if ((w & ~kCountMask) != tag || (w & kCountMask) == 0) [[unlikely]] {
+      throw_unusable_message(id, op, /*past_zero=*/false);
+    }
+    if ((w & kCountMask) == kCountMask) [[unlikely]] {
+      throw LifetimeError(absl::StrFormat(
+          "%s: tensor reference #%d already has 2^32 - 1 outstanding counts", op, id.serial));
+    }
+  } while (!s->count.compare_exchange_weak(w, w + 1, std::memory_order_relaxed,
+                                           std::memory_order_relaxed));
+  if (sites::tracking()) [[unlikely]] remember_retain_site(id);
 }
 
-void free_entry(const EntryId& id, const char* op) {
-  if (id.slot == nullptr) return;  // as THTensor_(free)(NULL)
-  sites::Site site = sites::capture();
-  Ledger& l = ledger();
-  ImplRef dropped;  // declared before the lock: released after it
-  Unusable error;
-  {
-    absl::MutexLock lock(&l.mu);
-    Slot* s = id.slot;
-    if (s->live_serial.load(std::memory_order_relaxed) == id.serial) {
-      if (--s->count > 0) {
-        // One outstanding retain fewer (which one is unknowable; drop the latest).
-        if (s->retained_at.size() >= static_cast<size_t>(s->count)) s->retained_at.pop_back();
-      } else {
-        retire(l, s, std::move(site), &dropped);
-      }
-      return;
-    }
-    error = unusable(l, id, op, /*past_zero=*/true);
+void free_entry_slow(const EntryId& id, const char* op) {
+  if (id.slot == nullptr) return;
+  Slot* s = id.slot;
+  if (s->live_serial.load(std::memory_order_acquire) != id.serial) [[unlikely]] {
+    throw_unusable_message(id, op, /*past_zero=*/true);
   }
-  throw LifetimeError(error.message());
+  const uint64_t tag = tag_of(id.serial);
+  uint64_t w = s->count.load(std::memory_order_relaxed);
+  do {
+    if ((w & ~kCountMask) != tag || (w & kCountMask) == 0) [[unlikely]] {
+      throw_unusable_message(id, op, /*past_zero=*/true);
+    }
+  } while (!s->count.compare_exchange_weak(w, w - 1, std::memory_order_acq_rel,
+                                           std::memory_order_relaxed));
+  const uint64_t remaining = (w & kCountMask) - 1;
+  if (remaining == 0) [[likely]] {
+    if (sites::tracking()) [[unlikely]] capture_freed(s);
+    // The reference goes first: fewer stores wait for its atomic decrement.
+    ImplRef(kAdopt, end_entry(s, id.serial)).reset();
+    queue_for_reuse(s);
+    return;
+  }
+  if (s->retained_sites.load(std::memory_order_relaxed) != 0) forget_a_retain_site(id, remaining);
 }
 
 int64_t refcount(const EntryId& id) {
   if (id.slot == nullptr) return 0;
-  Ledger& l = ledger();
-  absl::MutexLock lock(&l.mu);
-  return id.slot->live_serial.load(std::memory_order_relaxed) == id.serial ? id.slot->count : 0;
+  const Slot* s = id.slot;
+  if (s->live_serial.load(std::memory_order_acquire) != id.serial) return 0;
+  const uint64_t w = s->count.load(std::memory_order_acquire);
+  if ((w & ~kCountMask) != tag_of(id.serial)) return 0;
+  return static_cast<int64_t>(w & kCountMask);
 }
 
 void throw_unusable(const EntryId& id, const char* op) {
   if (id.slot == nullptr) throw_null(op);
-  Ledger& l = ledger();
-  Unusable error;
-  {
-    absl::MutexLock lock(&l.mu);
-    error = unusable(l, id, op, /*past_zero=*/false);
-  }
-  throw LifetimeError(error.message());
+  throw_unusable_message(id, op, /*past_zero=*/false);
 }
 
 }  // namespace internal
 
 std::vector<UnfreedReference> leak_report() {
+  struct Unfreed {
+    UnfreedReference report;
+    sites::Site created_at;
+    std::vector<sites::Site> retained_at;
+  };
+  std::vector<Unfreed> unfreed;
+  internal::scan([&unfreed](const internal::Slot& s) {
+    const uint64_t id = s.live_serial.load(std::memory_order_acquire);
+    if (id == 0 || (id & internal::kFreedBit)) return;
+    const uint64_t w = s.count.load(std::memory_order_relaxed);
+    const uint64_t count = w & internal::kCountMask;
+    if ((w & ~internal::kCountMask) != internal::tag_of(id) || count == 0) return;  // being freed
+    // Fields recorded when the slot was filled; it cannot be refilled while we
+    // hold its registry's `mu` (Note [Ledger slabs]).
+    unfreed.push_back(Unfreed{UnfreedReference{id, std::string(dtype_name(s.dtype)),
+                                               std::vector<int64_t>(s.sizes.begin(), s.sizes.end()),
+                                               static_cast<int64_t>(count), std::string(), {}},
+                              s.created_at, s.retained_at});
+  });
+  std::sort(unfreed.begin(), unfreed.end(),
+            [](const Unfreed& a, const Unfreed& b) { return a.report.id < b.report.id; });
+  // Symbolized outside the locks: it is the slow part (core/sites.h).
   std::vector<UnfreedReference> out;
-  std::vector<sites::Site> created;                 // out[i]'s sites, symbolized
-  std::vector<std::vector<sites::Site>> retained;   // after the lock is released
-  {
-    internal::Ledger& l = internal::ledger();
-    absl::MutexLock lock(&l.mu);
-    out.reserve(static_cast<size_t>(l.live_count));
-    created.reserve(static_cast<size_t>(l.live_count));
-    retained.reserve(static_cast<size_t>(l.live_count));
-    for (const internal::Slot* s = l.live.next; s != &l.live; s = s->next) {
-      const TensorImpl* t = s->impl.load(std::memory_order_relaxed);
-      out.push_back(UnfreedReference{s->serial, std::string(dtype_name(t->scalar_type())),
-                                     std::vector<int64_t>(t->sizes().begin(), t->sizes().end()),
-                                     s->count, std::string(), {}});
-      created.push_back(s->created_at);
-      retained.push_back(s->retained_at);
-    }
-  }
-  for (size_t i = 0; i < out.size(); ++i) {
-    out[i].site = created[i].to_string();
-    for (const sites::Site& site : retained[i]) out[i].retained_at.push_back(site.to_string());
+  out.reserve(unfreed.size());
+  for (Unfreed& u : unfreed) {
+    u.report.site = u.created_at.to_string();
+    for (const sites::Site& site : u.retained_at) u.report.retained_at.push_back(site.to_string());
+    out.push_back(std::move(u.report));
   }
   return out;
 }
@@ -291,49 +564,76 @@ std::string leak_report_string() {
 }
 
 int64_t live_references() {
-  internal::Ledger& l = internal::ledger();
-  absl::MutexLock lock(&l.mu);
-  return l.live_count;
+  int64_t live = 0;
+  internal::scan([&live](const internal::Slot& s) {
+    const uint64_t id = s.live_serial.load(std::memory_order_relaxed);
+    if (id != 0 && !(id & internal::kFreedBit)) ++live;
+  });
+  return live;
 }
 
 namespace testing {
 
-uint64_t next_reference_id() {
-  internal::Ledger& l = internal::ledger();
-  absl::MutexLock lock(&l.mu);
-  return l.next_serial;
-}
+uint64_t next_reference_id() { return internal::g_serials.fence(); }
 
 void free_created_on_this_thread_since(uint64_t since) {
+  internal::Registry* r = internal::tl_registry;
+  if (r == nullptr) return;  // this thread made no reference (or is exiting)
   const uint64_t me = internal::this_thread_id();
   sites::Site site = sites::capture();
-  std::vector<ImplRef> dropped;
-  internal::Ledger& l = internal::ledger();
+  std::vector<TensorImpl*> dropped;
   {
-    absl::MutexLock lock(&l.mu);
-    dropped.reserve(static_cast<size_t>(l.live_count));  // no allocation once retiring
-    for (internal::Slot* s = l.live.next; s != &l.live;) {
-      internal::Slot* next = s->next;
-      if (s->thread == me && s->serial >= since) {
-        dropped.emplace_back();
-        internal::retire(l, s, site, &dropped.back());
+    absl::MutexLock lock(&r->mu);
+    dropped.reserve(r->chunks.size() * internal::kChunkSlots);  // no allocation once retiring
+    for (const auto& chunk : r->chunks) {
+      for (size_t i = 0; i < internal::kChunkSlots; ++i) {
+        internal::Slot* s = &chunk[i];
+        const uint64_t id = s->live_serial.load(std::memory_order_acquire);
+        if (id & internal::kFreedBit) continue;
+        // A live slot of our registry was filled by this thread (or by an
+        // exited one whose registry we adopted): its fields are ours to read.
+        if (id == 0 || id < since || s->thread != me) continue;
+        // Takes the count to zero, whatever it is, unless a free on another
+        // thread gets there first.
+        const uint64_t tag = internal::tag_of(id);
+        uint64_t w = s->count.load(std::memory_order_relaxed);
+        bool ours = false;
+        while ((w & ~internal::kCountMask) == tag && (w & internal::kCountMask) != 0) {
+          if (s->count.compare_exchange_weak(w, tag, std::memory_order_acq_rel,
+                                             std::memory_order_relaxed)) {
+            ours = true;
+            break;
+          }
+        }
+        if (!ours) continue;
+        if (!site.empty()) {
+          s->freed_at = site;
+          s->has_sites = true;
+        }
+        dropped.push_back(internal::end_entry(s, id));
+        internal::queue_for_reuse(s);
       }
-      s = next;
     }
   }
-  dropped.clear();  // outside the lock (Note [Ledger invariants])
+  for (TensorImpl* p : dropped) ImplRef(kAdopt, p).reset();  // outside the lock
 }
 
 size_t ledger_slots() {
-  internal::Ledger& l = internal::ledger();
-  absl::MutexLock lock(&l.mu);
-  return l.chunks.size() * internal::kChunkSlots;
+  size_t n = 0;
+  for (internal::Registry* r : internal::registries().snapshot()) {
+    absl::MutexLock lock(&r->mu);
+    n += r->chunks.size() * internal::kChunkSlots;
+  }
+  return n;
 }
 
 size_t ledger_free_slots() {
-  internal::Ledger& l = internal::ledger();
-  absl::MutexLock lock(&l.mu);
-  return l.free_count;
+  size_t n = 0;
+  internal::scan([&n](const internal::Slot& s) {
+    const uint64_t id = s.live_serial.load(std::memory_order_relaxed);
+    if (id == 0 || (id & internal::kFreedBit)) ++n;
+  });
+  return n;
 }
 
 }  // namespace testing

@@ -78,30 +78,48 @@
 // ~~~~~~~~~~~~~~~~~~~~
 // Handles are copied freely and never tell the ledger when they die, so the
 // ledger cannot know when a freed entry is unreachable. Entries therefore live
-// in *slots* of a slab that is never returned to the system (the ledger is
-// immortal), and a handle is (slot address, serial): the serial is a global,
+// in *slots* of slabs that are never returned to the system (the ledger is
+// immortal), and a handle is (slot address, serial): the serial is a
 // never-reused 64-bit number given to each entry when it is created. A slot's
-// `live_serial` holds the serial of the entry living in it, or 0 once that
-// entry's count reached zero. A handle is usable exactly when
-// `slot->live_serial == handle.serial`:
-//  * after the free, `live_serial` is 0: the handle is refused, and the slot
+// `live_serial` holds the serial of the entry living in it, and keeps it with
+// its top bit set once that entry's count reached zero. A handle is usable
+// exactly when `slot->live_serial == handle.serial`:
+//  * after the free, the top bit is set: the handle is refused, and the slot
 //    still has the freed entry's serial, creation and free sites, dtype and
 //    shape for the error message;
-//  * a freed slot goes to the back of a FIFO free queue, so it is reused as
-//    late as possible; once reused it holds another serial, and the old
-//    handle is still refused (the message then says the slot was reused and
-//    its sites are gone). Serials are never reused, so no stale handle can
-//    ever pass for a newer entry;
-//  * the slab has as many slots as the peak number of live references
-//    (rounded up to its 256-slot chunks), not the number ever created; a freed
-//    slot keeps only its sites, dtype and shape until reuse, and a live one at
-//    most `count - 1` retain sites.
-// The check is one acquire load on the slot (no lock); creating, retaining and
-// freeing take the ledger mutex. A slot's memory is always valid, so checking a
-// stale handle is never undefined behaviour. What the check cannot make safe is
-// a free of the last reference racing with a use on another thread (the
-// TensorImpl may go between the check and the use): that is a data race in the
-// caller's program, exactly as with raw THTensor pointers.
+//  * a freed slot is reused as late as its owner can manage: it waits in a
+//    queue of freed slots that is taken up only when the slots already queued
+//    for reuse run out (manual.cc, Note [Ledger slabs]). Once reused it holds
+//    another serial, and the old handle is still refused (the message then
+//    says the slot was reused and its sites are gone). Serials are never
+//    reused, so no stale handle can ever pass for a newer entry;
+//  * each thread's slabs hold about the peak number of references that thread
+//    had live at once (in 64-slot chunks), not the number ever created; a
+//    freed slot keeps only its sites, dtype and shape until reuse, and a live
+//    one at most `count - 1` retain sites.
+// The check is one acquire load on the slot. Creating, retaining and freeing
+// take no lock either: the count is a CAS on a word tagged with the entry's
+// serial (Note [Counts and tags]), and slots come from and go back to per-thread
+// lists. A slot's memory is always valid, so checking a stale handle is never
+// undefined behaviour, and concurrent frees of one reference are counted
+// exactly (a racing double free is a LifetimeError, once). What the check
+// cannot make safe is a free of the last reference racing with a use on
+// another thread (the TensorImpl may go between the check and the use): that
+// is a data race in the caller's program, exactly as with raw THTensor
+// pointers.
+//
+// Note [Counts and tags]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// `count` is (low 32 bits of the entry's serial) << 32 | the manual count.
+// retain and free first check `live_serial` (exact, 64 bits), then change the
+// count with a CAS that also requires the tag to match and the count to be
+// non-zero. So a free that loses a race with the last free (count already 0),
+// or with the slot's reuse by a new entry (another tag), fails its CAS check
+// and throws instead of touching the new tenant's count: only ~2^32 entries
+// made in that slot between the check and the CAS could fool it. Increments
+// are relaxed (the retainer holds a count); decrements acq_rel, so every use
+// through any reference happens before the last free gives the TensorImpl
+// back (as c10's intrusive_ptr).
 
 #ifndef CUSTODY_POLICIES_MANUAL_MANUAL_H_
 #define CUSTODY_POLICIES_MANUAL_MANUAL_H_
@@ -123,25 +141,52 @@ namespace custody::manual {
 
 namespace internal {
 
-// One ledger slot (Note [Stale handles]). Fields after `impl` are guarded by
-// the ledger mutex.
+struct Slot;
+
+// Slot::live_serial of a freed entry: its serial with this bit set (serials
+// stay far below 2^63).
+inline constexpr uint64_t kFreedBit = uint64_t{1} << 63;
+
+// The part of a thread's registry (manual.cc, Note [Ledger slabs]) that the
+// inline free below touches.
+struct SlotQueues {
+  std::atomic<uint64_t> rounds{0};  // refills so far (changed only by the owner's refill)
+  Slot* retired_head = nullptr;     // freed on the owner thread, oldest first (owner only)
+  Slot* retired_tail = nullptr;
+  size_t retired_count = 0;
+};
+
+// The calling thread's registry; null until the thread makes its first
+// reference, and again once the thread exits.
+extern constinit thread_local SlotQueues* tl_queues;
+
+// One ledger slot (Note [Stale handles]). The atomics are read without a lock;
+// the other fields are written by the thread that fills the slot, before
+// `live_serial` is published, and by the thread whose free takes the count to
+// zero, before `live_serial` goes to 0 (manual.cc, Note [Ledger slabs]).
 struct Slot {
-  // Serial of the live entry in this slot; 0 while the slot is free.
+  // Serial of the live entry in this slot; once its count reached zero, that
+  // serial | kFreedBit; 0 before the slot's first entry.
   std::atomic<uint64_t> live_serial{0};
   // The entry's one reference on its TensorImpl (an adopted ImplRef) while
-  // live; null while free. Written before `live_serial` is published.
+  // live. Written before `live_serial` is published.
   std::atomic<TensorImpl*> impl{nullptr};
-
-  uint64_t serial = 0;          // the entry living here, or the last one that did
-  int64_t count = 0;            // the manual refcount; 0 once freed
+  // The entry's serial's low 32 bits << 32 | the manual refcount, 0 once
+  // freed (Note [Counts and tags]).
+  std::atomic<uint64_t> count{0};
+  // The owner's refill count when the entry was freed (manual.cc, Note
+  // [Ledger slabs]): a later refill may have queued the slot for reuse.
+  std::atomic<uint64_t> freed_in_round{0};
+  SlotQueues* owner = nullptr;  // registry whose chunk holds this slot (fixed)
+  Slot* next = nullptr;         // link in the owner's queues while free
   uint64_t thread = 0;          // creating thread (for the per-thread test idiom)
+  std::atomic<uint32_t> retained_sites{0};  // retained_at.size(), read without the lock
+  ScalarType dtype = ScalarType::Float;  // recorded at creation, for messages and reports
+  bool has_sites = false;       // created_at or freed_at may be set (saves touching them)
+  Dims sizes;
   sites::Site created_at;       // creation site (empty unless tracking)
   std::vector<sites::Site> retained_at;  // sites of outstanding retains (<= count - 1)
   sites::Site freed_at;         // site of the free that reached zero
-  ScalarType dtype = ScalarType::Float;  // recorded at that free, for messages
-  Dims sizes;
-  Slot* prev = nullptr;         // live list links; `next` also links the free queue
-  Slot* next = nullptr;
 };
 
 // What a handle holds: a slot and the serial of its entry.
@@ -152,7 +197,37 @@ struct EntryId {
 
 EntryId new_entry(ImplRef ref);                    // count 1
 void retain_entry(const EntryId& id, const char* op);
-void free_entry(const EntryId& id, const char* op);
+void free_entry_slow(const EntryId& id, const char* op);
+
+// Takes one from the count of `id`'s entry. Inline: the owner thread's free of
+// a count of 1 with site tracking off, the common case — free_entry_slow()'s
+// path for it, spelled out (manual.cc, Note [Ledger slabs]). The CAS is what
+// makes a racing second free fail (Note [Counts and tags]); the reference
+// goes back before the slot is queued, so fewer stores wait for its RMW.
+inline void free_entry(const EntryId& id, const char* op) {
+  Slot* s = id.slot;
+  if (s == nullptr) return;  // as THTensor_(free)(NULL)
+  SlotQueues* me = tl_queues;
+  uint64_t one = (id.serial << 32) | 1;  // Note [Counts and tags]
+  if (s->owner == me && s->live_serial.load(std::memory_order_acquire) == id.serial &&
+      !sites::tracking() &&
+      s->count.compare_exchange_strong(one, id.serial << 32, std::memory_order_acq_rel,
+                                       std::memory_order_relaxed)) [[likely]] {
+    TensorImpl* impl = s->impl.load(std::memory_order_relaxed);
+    s->freed_in_round.store(me->rounds.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    s->live_serial.store(id.serial | kFreedBit, std::memory_order_release);
+    ImplRef(kAdopt, impl).reset();  // may free memory and run a from_blob deleter
+    if (me->retired_tail != nullptr) {  // (the tail's `next` is set when a refill splices)
+      me->retired_tail->next = s;
+    } else {
+      me->retired_head = s;
+    }
+    me->retired_tail = s;
+    ++me->retired_count;
+    return;
+  }
+  free_entry_slow(id, op);
+}
 int64_t refcount(const EntryId& id);
 [[noreturn]] void throw_unusable(const EntryId& id, const char* op);
 
@@ -243,13 +318,15 @@ struct UnfreedReference {
   // (both symbolized by leak_report(), outside the ledger lock)
 };
 
-// Every reference not yet freed, oldest first. In a program that follows the
-// golden rule this is empty at exit.
+// Every reference not yet freed, by id (ids grow along each thread: oldest
+// first per thread). In a program that follows the golden rule this is empty
+// at exit.
 std::vector<UnfreedReference> leak_report();
 // leak_report() as text: a line per reference, then its sites (or a hint to
 // set CUSTODY_TRACK_SITES=1).
 std::string leak_report_string();
-// Number of references not yet freed.
+// Number of references not yet freed (a scan of every thread's slots: exact
+// whenever no other thread is creating or freeing meanwhile).
 int64_t live_references();
 
 namespace testing {
@@ -261,15 +338,21 @@ int64_t refcount(const T& t) {
   return internal::refcount(t.ledger_entry());
 }
 
-// The next reference id to be given out (references made from now on have ids >= it).
+// A bound on reference ids: references made from now on (on this thread, or on
+// any thread that happens after this call) have ids >= it, references made
+// before have smaller ones. Ids grow along each thread; across threads they
+// are not creation order (policies/internal/per_thread.h).
 uint64_t next_reference_id();
 // Frees, whatever their counts, the references created on the calling thread
 // with id >= `since` (the per-test idiom: PolicyIdiom<manual::Policy>::Guard).
 void free_created_on_this_thread_since(uint64_t since);
-// Slots in the ledger's slab (live + free): the peak of live references, rounded
-// up to the slab's chunk size. Stays flat under create/free churn.
+// Slots in the ledger's slabs (live + free), over all threads: about each
+// thread's peak of live references, in whole chunks. Stays flat under
+// create/free churn.
 size_t ledger_slots();
-// Free slots waiting in the reuse queue.
+// Free slots, over all threads: queued for reuse, or never used yet. A thread
+// hands out every slot freed on it (or freed elsewhere and returned to it)
+// before any slot of a chunk added later.
 size_t ledger_free_slots();
 
 }  // namespace testing
