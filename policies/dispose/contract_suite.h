@@ -418,7 +418,9 @@ TYPED_TEST_P(DisposeContractTest, AliasesOfAnExitedThreadStayUsable) {
   std::vector<T> made;
   // More than one slab's worth, made on a thread that then exits.
   std::thread([&made] {
-    for (int i = 0; i < 300; ++i) made.push_back(T::full(std::vector<int64_t>{2}, static_cast<float>(i)));
+    for (int i = 0; i < 300; ++i) {
+      made.push_back(T::full(std::vector<int64_t>{2}, static_cast<float>(i)));
+    }
   }).join();
   EXPECT_EQ(dispose::live_aliases(), live + 300);
   EXPECT_EQ(dispose::leak_report().size(), leaks) << "reachable from here, so not leaks";

@@ -888,15 +888,16 @@ TYPED_TEST_P(ManualContractTest, ReferencesOfAnExitedThreadStayUsable) {
     sites::ScopedTracking on(true);
     // More than a chunk's worth, made on a thread that then exits.
     std::thread([&made] {
-      for (int i = 0; i < 100; ++i) made.push_back(T::full(std::vector<int64_t>{1}, static_cast<float>(i)));
+      for (int i = 0; i < 100; ++i) {
+        made.push_back(T::full(std::vector<int64_t>{1}, static_cast<float>(i)));
+      }
     }).join();
     EXPECT_EQ(manual::live_references(), live + 100);
     for (int i = 0; i < 100; i += 9) EXPECT_EQ(values_of(made[i]), std::vector<double>({1.0 * i}));
     for (const T& t : made) free(t);  // back to the registry of a thread that is gone
     const std::string m = lifetime_message([&] { free(made[7]); });
-    EXPECT_NE(m.find("free past zero on tensor reference #" + std::to_string(made[7].reference_id())),
-              std::string::npos)
-        << m;
+    const std::string id = std::to_string(made[7].reference_id());
+    EXPECT_NE(m.find("free past zero on tensor reference #" + id), std::string::npos) << m;
     EXPECT_NE(m.find("freed earlier at"), std::string::npos) << "sites outlive the thread:\n" << m;
   }
   EXPECT_EQ(manual::live_references(), live);

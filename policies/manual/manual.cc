@@ -70,9 +70,10 @@ constexpr uint64_t tag_of(uint64_t serial) { return serial << 32; }
 // cleared by the owner when it refills the slot.
 //
 // Counting: live_references() and the slot counts scan the slabs (a slot is
-// live iff `live_serial` is a serial without kFreedBit); nothing is counted on the fast paths. When a
-// thread exits its registry becomes an orphan, adopted by the next thread that
-// needs one (Note [Registries and thread exit]).
+// live iff `live_serial` is a serial without kFreedBit); nothing is counted
+// on the fast paths. When a thread exits its registry becomes an orphan,
+// adopted by the next thread that needs one (Note [Registries and thread
+// exit]).
 struct Registry : SlotQueues {
   absl::Mutex mu;
   std::vector<std::unique_ptr<Slot[]>> chunks ABSL_GUARDED_BY(mu);
@@ -107,7 +108,8 @@ namespace {
 using policy_internal::RegistryList;
 
 RegistryList<Registry>& registries() {
-  static auto* list = new RegistryList<Registry>;  // immortal: handles may outlive static destruction
+  // Immortal: handles may outlive static destruction.
+  static auto* list = new RegistryList<Registry>;
   return *list;
 }
 
