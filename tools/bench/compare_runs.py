@@ -12,21 +12,15 @@ one run show "—" on the other side.
 
 import argparse
 import json
+import os
 import re
 import sys
 
-
-def fmt_time(ns):
-    if ns is None:
-        return "—"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if ns >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
-def fmt_ratio(r):
-    return "—" if r is None else f"{r:.2f}"
+from report import format_ratio as fmt_ratio  # tools/bench/report.py: one way to print
+from report import format_time as fmt_time
 
 
 def load(path):
