@@ -57,44 +57,11 @@ RegistryList<Registry>& registries() {
 
 constinit policy_internal::SerialClock g_serials(0);
 
-constinit thread_local Registry* tl_registry = nullptr;  // == tl_owner
-constinit thread_local bool tl_exited = false;           // the thread gave its registry back
 constinit thread_local policy_internal::ThreadSerials tl_serials;
-constinit thread_local uint64_t tl_thread = 0;
 
-uint64_t this_thread() {
-  if (tl_thread == 0) [[unlikely]] tl_thread = policy_internal::new_thread_number();
-  return tl_thread;
-}
-
-// Gives the thread's registry back when the thread exits. Handles destroyed
-// after this (by later thread_local destructors) take the remote paths.
-struct ThreadExit {
-  Registry* registry = nullptr;
-  ~ThreadExit() {
-    tl_owner = nullptr;
-    tl_registry = nullptr;
-    tl_exited = true;
-    if (registry != nullptr) registries().release(registry);
-  }
-};
-thread_local ThreadExit tl_exit;
-
-[[gnu::noinline]] Registry* register_thread() {
-  if (tl_exited) return nullptr;
-  Registry* r = registries().acquire();
-  tl_exit.registry = r;
-  tl_registry = r;
-  tl_owner = r;
-  return r;
-}
-
-// The calling thread's registry, made (or adopted) on first use; null once the
-// thread is exiting (its thread_local destructors are running).
-inline Registry* my_registry() {
-  if (Registry* r = tl_registry) [[likely]] return r;
-  return register_thread();
-}
+void set_fast(Registry* r) { tl_owner = r; }
+// The calling thread's registry (Note [Thread registries], policies/internal/per_thread.h).
+using ThisThread = policy_internal::ThreadRegistry<Registry, registries, set_fast>;
 
 // The free list is empty: takes the slots other threads freed, else adds a slab.
 [[gnu::noinline]] Alias* refill(Registry& r) {
@@ -139,7 +106,7 @@ void free_slot(Alias* a) {
   Alias* a = take_slot(r);  // the only call that may throw; `ref` is then dropped by unwinding
   a->impl = ref.leak();
   a->serial = g_serials.next(tl_serials);
-  a->thread = this_thread();
+  a->thread = policy_internal::this_thread_number();
   if (sites::tracking()) [[unlikely]] {
     capture_site(a);
   } else if (!a->site.empty()) [[unlikely]] {
@@ -175,7 +142,7 @@ void scan(F&& f) {
 }  // namespace
 
 Alias* new_alias(ImplRef ref) {
-  if (Registry* r = my_registry()) [[likely]] return fill(*r, ref);
+  if (Registry* r = ThisThread::mine()) [[likely]] return fill(*r, ref);
   return new_alias_on_exiting_thread(ref);
 }
 
@@ -258,9 +225,9 @@ uint64_t next_serial() { return internal::g_serials.fence(); }
 
 void dispose_created_on_this_thread_since(uint64_t since) {
   using internal::Alias;
-  internal::Registry* r = internal::tl_registry;
+  internal::Registry* r = internal::ThisThread::current();
   if (r == nullptr) return;  // this thread made no alias (or is exiting)
-  const uint64_t me = internal::this_thread();
+  const uint64_t me = policy_internal::this_thread_number();
   std::vector<TensorImpl*> refs;
   {
     absl::MutexLock lock(&r->mu);

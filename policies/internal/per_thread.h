@@ -183,6 +183,57 @@ class RegistryList {
   std::vector<R*> orphans_ ABSL_GUARDED_BY(mu_);
 };
 
+// The calling thread's number (new_thread_number(), taken on first use).
+inline uint64_t this_thread_number() {
+  static constinit thread_local uint64_t n = 0;
+  if (n == 0) [[unlikely]] n = new_thread_number();
+  return n;
+}
+
+// Note [Thread registries]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// Each thread works on its own registry `R` (slabs only it allocates from),
+// taken from `List()` on first use: an orphan left by an exited thread, or a
+// new one. When the thread exits, its registry goes back to the orphan list
+// for the next thread to adopt (registries are immortal, so slots they hold
+// stay valid). `SetFast(r)` mirrors the registry into the policy's own
+// thread_local that its inline header paths read (SetFast(nullptr) at exit).
+// After exit, mine() is null: handles destroyed by later thread_local
+// destructors take the policy's remote paths.
+template <class R, RegistryList<R>& (*List)(), void (*SetFast)(R*)>
+class ThreadRegistry {
+ public:
+  // The calling thread's registry, or null before its first use and after exit.
+  static R* current() { return registry_; }
+  // The calling thread's registry, taken on first use; null once the thread is exiting.
+  static R* mine() {
+    if (R* r = registry_) [[likely]] return r;
+    return attach();
+  }
+
+ private:
+  [[gnu::noinline]] static R* attach() {
+    if (exited_) return nullptr;
+    R* r = List().acquire();
+    exit_.registry = r;  // first touch: its destructor runs at thread exit
+    registry_ = r;
+    SetFast(r);
+    return r;
+  }
+  struct Exit {
+    R* registry = nullptr;
+    ~Exit() {
+      SetFast(nullptr);
+      registry_ = nullptr;
+      exited_ = true;
+      if (registry != nullptr) List().release(registry);
+    }
+  };
+  static constinit inline thread_local R* registry_ = nullptr;
+  static constinit inline thread_local bool exited_ = false;
+  static inline thread_local Exit exit_;
+};
+
 }  // namespace custody::policy_internal
 
 #endif  // CUSTODY_POLICIES_INTERNAL_PER_THREAD_H_

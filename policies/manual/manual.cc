@@ -115,41 +115,11 @@ RegistryList<Registry>& registries() {
 
 constinit policy_internal::SerialClock g_serials(1);  // 0 means "no entry"
 
-constinit thread_local Registry* tl_registry = nullptr;  // the calling thread's, or null
-constinit thread_local bool tl_exited = false;           // the thread gave its registry back
 constinit thread_local policy_internal::ThreadSerials tl_serials;
-constinit thread_local uint64_t tl_thread = 0;
 
-uint64_t this_thread_id() {
-  if (tl_thread == 0) [[unlikely]] tl_thread = policy_internal::new_thread_number();
-  return tl_thread;
-}
-
-// Gives the thread's registry back when the thread exits.
-struct ThreadExit {
-  Registry* registry = nullptr;
-  ~ThreadExit() {
-    tl_queues = nullptr;
-    tl_registry = nullptr;
-    tl_exited = true;
-    if (registry != nullptr) registries().release(registry);
-  }
-};
-thread_local ThreadExit tl_exit;
-
-[[gnu::noinline]] Registry* register_thread() {
-  if (tl_exited) return nullptr;
-  Registry* r = registries().acquire();
-  tl_exit.registry = r;
-  tl_registry = r;
-  tl_queues = r;
-  return r;
-}
-
-inline Registry* my_registry() {
-  if (Registry* r = tl_registry) [[likely]] return r;
-  return register_thread();
-}
+void set_fast(Registry* r) { tl_queues = r; }
+// The calling thread's registry (Note [Thread registries], policies/internal/per_thread.h).
+using ThisThread = policy_internal::ThreadRegistry<Registry, registries, set_fast>;
 
 // `ready` is empty: splices the retired queues in, and a chunk behind them if
 // they hold fewer than kMinBatch slots (Note [Ledger slabs]).
@@ -230,7 +200,7 @@ inline Slot* take_slot(Registry& r) {
   }
   s->dtype = t->scalar_type();
   const uint64_t serial = g_serials.next(tl_serials);
-  s->thread = this_thread_id();
+  s->thread = policy_internal::this_thread_number();
   if (s->has_sites) [[unlikely]] {
     s->created_at = {};
     s->freed_at = {};
@@ -274,7 +244,7 @@ inline Slot* take_slot(Registry& r) {
 
 // Puts the slot of an ended entry behind the others waiting for reuse.
 [[gnu::always_inline]] inline void queue_for_reuse(Slot* s) {
-  Registry* me = tl_registry;
+  Registry* me = ThisThread::current();
   if (s->owner == me) {
     if (me->retired_tail != nullptr) {  // (the tail's `next` is set when a refill splices)
       me->retired_tail->next = s;
@@ -421,7 +391,7 @@ void scan(F&& f) {
 }
 
 [[gnu::noinline]] EntryId new_entry_slow(ImplRef& ref) {
-  if (Registry* r = my_registry()) [[likely]] return fill(*r, ref);
+  if (Registry* r = ThisThread::mine()) [[likely]] return fill(*r, ref);
   return new_entry_on_exiting_thread(ref);
 }
 
@@ -431,13 +401,13 @@ void scan(F&& f) {
 // sites to clear or record, another rank than the slot's last tenant, a new
 // serial block) left to new_entry_slow(): a straight line of stores.
 EntryId new_entry(ImplRef ref) {
-  if (Registry* r = tl_registry) [[likely]] {
+  if (Registry* r = ThisThread::current()) [[likely]] {
     Slot* s = r->ready;
     const TensorImpl* t = ref.get();
     const IntSpan sizes = t->sizes();
     uint64_t serial;
     if (s != nullptr && !s->has_sites && s->retained_sites.load(std::memory_order_relaxed) == 0 &&
-        s->sizes.size() == sizes.size() && tl_thread != 0 && !sites::tracking() &&
+        s->sizes.size() == sizes.size() && !sites::tracking() &&
         g_serials.try_next(tl_serials, &serial)) [[likely]] {
       r->ready = s->next;
       // Slots are mostly refilled by the same thread with similar tensors:
@@ -447,7 +417,7 @@ EntryId new_entry(ImplRef ref) {
         if (out[i] != sizes[i]) out[i] = sizes[i];
       }
       if (s->dtype != t->scalar_type()) s->dtype = t->scalar_type();
-      if (s->thread != tl_thread) s->thread = tl_thread;
+      if (const uint64_t me = policy_internal::this_thread_number(); s->thread != me) s->thread = me;
       s->count.store(tag_of(serial) | 1, std::memory_order_relaxed);
       s->impl.store(ref.leak(), std::memory_order_relaxed);
       s->live_serial.store(serial, std::memory_order_release);  // publishes the fields above
@@ -579,9 +549,9 @@ namespace testing {
 uint64_t next_reference_id() { return internal::g_serials.fence(); }
 
 void free_created_on_this_thread_since(uint64_t since) {
-  internal::Registry* r = internal::tl_registry;
+  internal::Registry* r = internal::ThisThread::current();
   if (r == nullptr) return;  // this thread made no reference (or is exiting)
-  const uint64_t me = internal::this_thread_id();
+  const uint64_t me = policy_internal::this_thread_number();
   sites::Site site = sites::capture();
   std::vector<TensorImpl*> dropped;
   {
