@@ -76,14 +76,14 @@ absl::StatusOr<void*> CachingHostAllocator::allocate(size_t bytes) {
     }
     stats_->add_reserved(static_cast<int64_t>(block_bytes(cls)));
   }
-  stats_->on_alloc(static_cast<int64_t>(bytes));
+  stats_->on_alloc(static_cast<int64_t>(bytes), p);
   return p;
 }
 
 void CachingHostAllocator::deallocate(void* p, size_t bytes) {
   if (p == nullptr) return;
   const size_t cls = class_size(bytes);
-  stats_->on_free(static_cast<int64_t>(bytes));
+  stats_->on_free(static_cast<int64_t>(bytes), p);
   {
     SpinLockHolder lock(&mu_);
     if (cached_bytes_ + static_cast<int64_t>(block_bytes(cls)) <= cache_limit_) {

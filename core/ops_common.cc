@@ -80,11 +80,13 @@ absl::Status check_host_indices(const KernelView& in, int64_t dim, const KernelV
 namespace internal {
 
 KernelView kernel_view(const TensorImpl& t) {
+  t.storage()->note_use();
   return KernelView{t.data(), t.scalar_type(), Dims(t.sizes().begin(), t.sizes().end()),
                     Dims(t.strides().begin(), t.strides().end())};
 }
 
 KernelView kernel_view(const TensorImpl& t, IntSpan sizes, IntSpan strides) {
+  t.storage()->note_use();
   return KernelView{t.data(), t.scalar_type(), Dims(sizes.begin(), sizes.end()),
                     Dims(strides.begin(), strides.end())};
 }

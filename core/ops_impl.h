@@ -229,6 +229,7 @@ ImplRef Ops<B>::flatten(const TensorImpl& t, int64_t start, int64_t end) {
 template <class B>
 std::vector<char> Ops<B>::to_host(const TensorImpl& t) {
   ImplRef c = contiguous(t);
+  c->storage()->note_use();
   std::vector<char> out(c->nbytes());
   if (!out.empty()) ThrowIfError(B::copy_to_host(out.data(), c->data(), out.size()));
   return out;

@@ -33,7 +33,9 @@ struct StatsSnapshot {
   std::string to_string() const;
 };
 
-enum class MemoryEventKind : uint8_t { kAlloc, kFree, kTensorCreated, kTensorDestroyed, kMark };
+// kUse: a kernel read or wrote the allocation `address` (recorded where a
+// kernel view of a tensor is taken, and on copies to the host).
+enum class MemoryEventKind : uint8_t { kAlloc, kFree, kTensorCreated, kTensorDestroyed, kMark, kUse };
 
 struct MemoryEvent {
   double time_s;          // seconds since history recording started
@@ -41,7 +43,17 @@ struct MemoryEvent {
   int64_t live_tensors;   // after the event
   MemoryEventKind kind;
   int64_t bytes;          // size of the alloc/free, 0 otherwise
+  const void* address = nullptr;  // the allocation (kAlloc, kFree, kUse), when known
 };
+
+// The live-set lower bound of a recorded history: the peak of bytes in use had
+// every allocation been freed right after its last use (its kAlloc, or the
+// last kUse of its address before its kFree). No ownership policy can do
+// better with the same allocations; the compare tool reports each policy's
+// peak as a ratio to it. Addresses are reused: an allocation is the span from
+// a kAlloc to the kFree of the same address. Allocations made before
+// recording started are not counted (start recording before the workload).
+int64_t live_set_lower_bound(const std::vector<MemoryEvent>& history);
 
 class MemoryStats {
  public:
@@ -49,8 +61,13 @@ class MemoryStats {
   void on_tensor_destroyed() { bump(live_tensors_, -1, MemoryEventKind::kTensorDestroyed, 0); }
   void on_storage_created() { live_storages_.fetch_add(1, std::memory_order_relaxed); }
   void on_storage_destroyed() { live_storages_.fetch_sub(1, std::memory_order_relaxed); }
-  void on_alloc(int64_t bytes);
-  void on_free(int64_t bytes);
+  // `address`: the allocation, for the memory history (may be null).
+  void on_alloc(int64_t bytes, const void* address = nullptr);
+  void on_free(int64_t bytes, const void* address = nullptr);
+  // A kernel is about to read or write the allocation at `address` (history only).
+  void on_use(const void* address) {
+    if (recording()) record(MemoryEventKind::kUse, 0, address);
+  }
   void on_retry() { num_alloc_retries_.fetch_add(1, std::memory_order_relaxed); }
   void on_oom() { num_ooms_.fetch_add(1, std::memory_order_relaxed); }
   void set_reserved(int64_t bytes) { reserved_bytes_.store(bytes, std::memory_order_relaxed); }
@@ -68,7 +85,7 @@ class MemoryStats {
 
  private:
   void bump(std::atomic<int64_t>& counter, int64_t delta, MemoryEventKind kind, int64_t bytes);
-  void record(MemoryEventKind kind, int64_t bytes);
+  void record(MemoryEventKind kind, int64_t bytes, const void* address = nullptr);
 
   std::atomic<int64_t> live_tensors_{0}, live_storages_{0}, bytes_in_use_{0}, peak_bytes_{0},
       num_allocs_{0}, num_frees_{0}, reserved_bytes_{0}, num_alloc_retries_{0}, num_ooms_{0};

@@ -50,13 +50,6 @@ struct PolicyIdiom<gc::Policy> {
   static void settle() { gc::collect(); }
 };
 
-// Handles the generic suites keep on the heap must be visible to the collector.
-template <>
-struct HandleContainer<gc::Policy> {
-  template <class T>
-  using vector = gc::vector<T>;
-};
-
 namespace gc_contract {
 
 inline constexpr int64_t kMiB = int64_t{1} << 20;

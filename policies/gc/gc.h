@@ -235,6 +235,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/policy_traits.h"
 #include "core/refcount.h"
 #include "core/tensor_impl.h"
 
@@ -539,5 +540,14 @@ uint64_t next_serial();
 }  // namespace testing
 
 }  // namespace custody::gc
+
+namespace custody {
+// Handles kept on the heap live in gc::vector (core/policy_traits.h).
+template <>
+struct PolicyTraits<gc::Policy> : DefaultPolicyTraits {
+  template <class T>
+  using vector = gc::vector<T>;
+};
+}  // namespace custody
 
 #endif  // CUSTODY_POLICIES_GC_GC_H_

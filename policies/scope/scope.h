@@ -90,6 +90,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/policy_traits.h"
 #include "core/sites.h"
 #include "core/tensor_impl.h"
 
@@ -396,5 +397,18 @@ int64_t refcount(const T& t) {
 }  // namespace testing
 
 }  // namespace custody::scope
+
+namespace custody {
+// Long-lived state (parameters) may be created with no scope open, and leaves
+// the scope it was created in (core/policy_traits.h).
+template <>
+struct PolicyTraits<scope::Policy> : DefaultPolicyTraits {
+  using Unscoped = scope::AllowUnscoped;
+  template <class T>
+  static void persist(const T& t) {
+    if (t.is_in_dispose_scope()) t.detach_from_dispose_scope();
+  }
+};
+}  // namespace custody
 
 #endif  // CUSTODY_POLICIES_SCOPE_SCOPE_H_

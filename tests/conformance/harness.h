@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/policy_traits.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 
@@ -37,15 +38,8 @@ struct PolicyIdiom {
   static void settle() {}
 };
 
-// Where a test keeps handles on the heap: std::vector, except under policies
-// whose handles must live in special memory (gc: gc::vector). Policies specialise.
-template <class Policy>
-struct HandleContainer {
-  template <class T>
-  using vector = std::vector<T>;
-};
-template <class T>
-using HandleVector = typename HandleContainer<typename T::policy_type>::template vector<T>;
+// Where a test keeps handles on the heap (core/policy_traits.h; gc::vector under gc).
+using custody::HandleVector;
 
 template <class T>
 class ConformanceTest : public ::testing::Test {

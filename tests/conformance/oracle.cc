@@ -265,6 +265,40 @@ HostTensor oracle(const std::string& op, const std::vector<HostTensor>& inputs,
   }
 }
 
+std::vector<HostTensor> oracle_nn(const std::string& op, const std::vector<HostTensor>& inputs,
+                                  const OracleArgs& args) {
+  try {
+    if (op == "linear") {
+      if (inputs.size() != 2 && inputs.size() != 3) throw std::runtime_error("oracle_nn(linear): 2 or 3 inputs");
+      at::Tensor y = at::matmul(to_tensor(inputs[0]), to_tensor(inputs[1]).t());
+      if (inputs.size() == 3) y = y + to_tensor(inputs[2]);
+      return {from_tensor(y)};
+    }
+    if (op == "rms_norm") {
+      need_inputs(op, inputs, 2);
+      const at::Tensor x = to_tensor(inputs[0]);
+      const at::Tensor ms = (x * x).mean({-1}, /*keepdim=*/true);
+      return {from_tensor(x * at::rsqrt(ms + args.scalar.value_or(1e-5)) * to_tensor(inputs[1]))};
+    }
+    if (op == "mlp_grads") {
+      need_inputs(op, inputs, 6);
+      const at::Tensor x = to_tensor(inputs[0]), y = to_tensor(inputs[1]);
+      std::vector<at::Tensor> p;
+      for (size_t i = 2; i < 6; ++i) p.push_back(to_tensor(inputs[i]).set_requires_grad(true));
+      const at::Tensor h = at::relu(at::matmul(x, p[0].t()) + p[1]);
+      const at::Tensor logits = at::matmul(h, p[2].t()) + p[3];
+      const at::Tensor loss = -(y * at::log_softmax(logits, 1)).sum() / x.size(0);
+      loss.backward();
+      std::vector<HostTensor> out{from_tensor(loss.detach())};
+      for (const at::Tensor& t : p) out.push_back(from_tensor(t.grad()));
+      return out;
+    }
+    throw std::runtime_error("oracle_nn: unknown op " + op);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error("oracle_nn(" + op + "): torch raised: " + e.what_without_backtrace());
+  }
+}
+
 ::testing::AssertionResult Close(const HostTensor& ours, const HostTensor& ref, double rtol,
                                  double atol) {
   if (ours.dtype != ref.dtype) {

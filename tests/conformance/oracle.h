@@ -107,6 +107,15 @@ struct OracleArgs {
 HostTensor oracle(const std::string& op, const std::vector<HostTensor>& inputs,
                   const OracleArgs& args = {});
 
+// Model pieces in libtorch, for the core/nn suite (float32 inputs):
+//   "linear"     x, weight [out, in] (, bias)   -> {x @ weight.t() + bias}
+//   "rms_norm"   x, weight, args.scalar = eps   -> {x * rsqrt(mean(x², -1) + eps) * weight}
+//   "mlp_grads"  x, y (one-hot), w1, b1, w2, b2 -> {loss, dw1, db1, dw2, db2}: the mean
+//                softmax cross-entropy of linear(relu(linear(x, w1, b1)), w2, b2)
+//                against y and its gradients, by torch's autograd.
+std::vector<HostTensor> oracle_nn(const std::string& op, const std::vector<HostTensor>& inputs,
+                                  const OracleArgs& args = {});
+
 // True when `ours` has ref's dtype and sizes and every value is within
 // atol + rtol * |ref| (NaN matches NaN, an infinity matches the same infinity).
 // The failure message lists the first mismatches with their row-major index.

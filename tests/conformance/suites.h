@@ -9,6 +9,7 @@
 #include "tests/conformance/creation_suite.h"
 #include "tests/conformance/errors_suite.h"
 #include "tests/conformance/lifetime_suite.h"
+#include "tests/conformance/nn_suite.h"
 #include "tests/conformance/numerics_suite.h"
 #include "tests/conformance/threads_suite.h"
 #include "tests/conformance/views_suite.h"
@@ -19,6 +20,7 @@
   INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, NumericsTest, Types);     \
   INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, LifetimeTest, Types);     \
   INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, ErrorsTest, Types);       \
-  INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, ThreadsTest, Types)
+  INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, ThreadsTest, Types);     \
+  INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, NnTest, Types)
 
 #endif  // CUSTODY_TESTS_CONFORMANCE_SUITES_H_

@@ -1,0 +1,63 @@
+// Copyright 2026 The custody Authors.
+//
+// workloads/mlp/gc.h — the MLP step under gc (TorchSharp technique 1): no
+// tensor is given back by hand; the collector's finalizers do it. How often
+// the collector runs is the RunOptions' GcMode: the pressure trigger, a
+// collection after every step, or neither (the seeds' failure).
+
+#ifndef CUSTODY_WORKLOADS_MLP_GC_H_
+#define CUSTODY_WORKLOADS_MLP_GC_H_
+
+#include <memory>
+#include <optional>
+
+#include "policies/gc/gc.h"
+#include "workloads/mlp/mlp.h"
+
+namespace custody::workloads::mlp {
+
+template <class B>
+class GcTrainer final : public Trainer {
+  using T = BasicTensor<gc::Policy, B>;
+
+ public:
+  explicit GcTrainer(const MlpData& d, const RunOptions& o = {})
+      : d_(d), mode_(o.gc_mode), m_(std::make_unique<MlpModel<T>>(d)) {
+    if (mode_ == GcMode::kPressureTrigger) trigger_.emplace(o.gc_trigger_bytes);
+  }
+
+  void step() override {
+    const MlpConfig& c = d_.config;
+    T x = T::from_vector(batch_x(d_), {c.batch, c.features});
+    T y = T::from_vector(batch_y(d_), {c.batch, c.classes});
+    T h = m_->fc1.forward(x);
+    T a = h.relu();
+    T logits = m_->fc2.forward(a);
+    nn::LossAndGrad<T> l = nn::cross_entropy(logits, y);
+    loss_ = l.loss;
+    nn::LinearGrads<T> g2 = nn::linear_backward(m_->fc2, a, l.grad);
+    nn::sgd_(m_->fc2, g2, c.lr);
+    T dh = nn::relu_backward(h, g2.input);
+    nn::LinearGrads<T> g1 = nn::linear_backward(m_->fc1, x, dh, /*input_grad=*/false);
+    nn::sgd_(m_->fc1, g1, c.lr);
+    ++step_;
+    if (mode_ == GcMode::kCollectEveryStep) gc::collect();
+  }
+
+  double accuracy() override { return evaluate(*m_, d_); }
+  void finish() override {
+    m_.reset();
+    trigger_.reset();
+    gc::collect();  // what is left of the steps' garbage
+  }
+
+ private:
+  const MlpData& d_;
+  GcMode mode_;
+  std::optional<gc::ScopedPressureTrigger> trigger_;
+  std::unique_ptr<MlpModel<T>> m_;
+};
+
+}  // namespace custody::workloads::mlp
+
+#endif  // CUSTODY_WORKLOADS_MLP_GC_H_

@@ -1,0 +1,60 @@
+// Copyright 2026 The custody Authors.
+//
+// workloads/mlp/tensor_ptr.h — the MLP step under tensor_ptr (ExecuTorch's
+// TensorPtr, a shared_ptr): RAII. A tensor goes when its last handle does —
+// at the end of its block, or at `reset()` once it is dead.
+
+#ifndef CUSTODY_WORKLOADS_MLP_TENSOR_PTR_H_
+#define CUSTODY_WORKLOADS_MLP_TENSOR_PTR_H_
+
+#include <memory>
+
+#include "policies/tensor_ptr/tensor_ptr.h"
+#include "workloads/mlp/mlp.h"
+
+namespace custody::workloads::mlp {
+
+template <class B>
+class TensorPtrTrainer final : public Trainer {
+  using T = BasicTensor<tensor_ptr::Policy, B>;
+
+ public:
+  explicit TensorPtrTrainer(const MlpData& d, const RunOptions& = {})
+      : d_(d), m_(std::make_unique<MlpModel<T>>(d)) {}
+
+  void step() override {
+    const MlpConfig& c = d_.config;
+    T x = T::from_vector(batch_x(d_), {c.batch, c.features});
+    T h = m_->fc1.forward(x);
+    T a = h.relu();
+    nn::LinearGrads<T> g2;
+    {
+      T y = T::from_vector(batch_y(d_), {c.batch, c.classes});
+      T logits = m_->fc2.forward(a);
+      nn::LossAndGrad<T> l = nn::cross_entropy(logits, y);
+      loss_ = l.loss;
+      g2 = nn::linear_backward(m_->fc2, a, l.grad);
+    }  // y, logits and d loss/d logits go here
+    a.reset();
+    nn::sgd_(m_->fc2, g2, c.lr);
+    T dh = nn::relu_backward(h, g2.input);
+    h.reset();
+    g2.input.reset();
+    nn::LinearGrads<T> g1 = nn::linear_backward(m_->fc1, x, dh, /*input_grad=*/false);
+    x.reset();
+    dh.reset();
+    nn::sgd_(m_->fc1, g1, c.lr);
+    ++step_;
+  }
+
+  double accuracy() override { return evaluate(*m_, d_); }
+  void finish() override { m_.reset(); }
+
+ private:
+  const MlpData& d_;
+  std::unique_ptr<MlpModel<T>> m_;
+};
+
+}  // namespace custody::workloads::mlp
+
+#endif  // CUSTODY_WORKLOADS_MLP_TENSOR_PTR_H_

@@ -1,0 +1,53 @@
+// Copyright 2026 The custody Authors.
+//
+// workloads/workload.h — what the compare tool and the examples drive: a
+// `Runner` is one workload (MLP training, llama decoding, an op mix) set up
+// under one ownership policy and backend, written in that policy's idiom.
+//
+//   std::unique_ptr<Runner> r = mlp::make_runner<scope::Policy, Onednn>(data, options);
+//   for (int i = 0; i < steps; ++i) r->step();   // one training step / token / round
+//   double m = r->metric();                      // loss, accuracy, last token, ...
+//   r->finish();                                 // every tensor given back (also by ~Runner)
+//
+// A workload package has one header per policy (`<workload>/<policy>.h`) with
+// the step written the way a user of that policy would write it; the compare
+// tool counts their lines. Model pieces shared by every policy come from core/nn.
+
+#ifndef CUSTODY_WORKLOADS_WORKLOAD_H_
+#define CUSTODY_WORKLOADS_WORKLOAD_H_
+
+#include <cstdint>
+#include <string>
+
+namespace custody::workloads {
+
+// How the gc idiom gives memory back (ignored by the other policies):
+enum class GcMode {
+  kPressureTrigger,   // only gc::ScopedPressureTrigger(trigger_bytes) collects
+  kCollectEveryStep,  // gc::collect() after every step (and no trigger)
+  kNeither,           // nothing collects: technique 1 as the seeds warn against
+};
+
+struct RunOptions {
+  GcMode gc_mode = GcMode::kPressureTrigger;
+  int64_t gc_trigger_bytes = int64_t{8} << 20;
+};
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  // One unit of work: a training step, a generated token, a round of ops.
+  virtual void step() = 0;
+  // The workload's result so far (the mlp's last loss, llama's last token, ...).
+  virtual double metric() = 0;
+  // Gives back every tensor the runner holds; idempotent. After it, the
+  // backend's live tensors and bytes are back where they were before the
+  // runner was made (the compare tool reports any difference as leaked).
+  virtual void finish() = 0;
+};
+
+const char* gc_mode_name(GcMode mode);
+
+}  // namespace custody::workloads
+
+#endif  // CUSTODY_WORKLOADS_WORKLOAD_H_
