@@ -454,6 +454,11 @@ template <class T>
 concept AnyTensor = requires { typename T::policy_type; typename T::backend_type; } &&
                     std::is_base_of_v<BasicTensor<typename T::policy_type, typename T::backend_type>, T>;
 
+// The tensor type of a handle type: BasicTensor<Policy, Backend> for any handle
+// derived from it (e.g. dispose's Disposing<T>), what ops on it return.
+template <AnyTensor H>
+using TensorOf = BasicTensor<typename H::policy_type, typename H::backend_type>;
+
 // Gives this handle's reference back now, under every policy (G3). Idempotent
 // except under `manual`, where a free past zero is a LifetimeError.
 template <AnyTensor T> void release(T& t) { t.release(); }

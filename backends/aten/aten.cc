@@ -284,14 +284,14 @@ absl::StatusOr<void*> Aten::allocate(size_t bytes) {
         "out of host memory allocating %d bytes (%d in use) from libtorch's CPU allocator", bytes,
         stats().snapshot().bytes_in_use));
   }
-  stats().on_alloc(static_cast<int64_t>(bytes));
+  stats().on_alloc(static_cast<int64_t>(bytes), p);
   stats().add_reserved(static_cast<int64_t>(bytes));
   return p;
 }
 
 void Aten::deallocate(void* p, size_t bytes) {
   allocator()->raw_deallocate(p);
-  stats().on_free(static_cast<int64_t>(bytes));
+  stats().on_free(static_cast<int64_t>(bytes), p);
   stats().add_reserved(-static_cast<int64_t>(bytes));
 }
 

@@ -7,7 +7,7 @@
 //   T logits = model.forward(x);                                  // fc1 -> relu -> fc2
 //   nn::LossAndGrad<T> l = nn::cross_entropy(logits, y_onehot);   // mean over the batch
 //   nn::LinearGrads<T> g2 = nn::linear_backward(fc2, a, l.grad);  // d/d(fc2 params), d/da
-//   T dh = nn::relu_backward(h, g2.input);
+//   T dh = nn::relu_backward(mask, g2.input);                    // mask = nn::relu_mask(h)
 //   nn::LinearGrads<T> g1 = nn::linear_backward(fc1, x, dh, /*input_grad=*/false);
 //   nn::sgd_(fc1, g1, lr);                                        // w -= lr * dw, in place
 //
@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -39,8 +40,8 @@ struct LossAndGrad {
 // Mean softmax cross-entropy of `logits` [batch, classes] against one-hot (or
 // probability) targets of the same shape, and its gradient
 // (softmax(logits) - targets) / batch.
-template <AnyTensor T>
-LossAndGrad<T> cross_entropy(const T& logits, const T& targets) {
+template <AnyTensor H, class T = TensorOf<H>>
+LossAndGrad<T> cross_entropy(const H& logits, const TensorOf<H>& targets) {
   if (logits.dim() != 2 || targets.dim() != 2 || logits.size(0) != targets.size(0) ||
       logits.size(1) != targets.size(1)) {
     throw ShapeError(absl::StrFormat(
@@ -62,8 +63,8 @@ LossAndGrad<T> cross_entropy(const T& logits, const T& targets) {
 
 // The fraction of rows whose argmax over logits [batch, classes] equals the
 // argmax of targets (one-hot).
-template <AnyTensor T>
-double accuracy(const T& logits, const T& targets) {
+template <AnyTensor H, class T = TensorOf<H>>
+double accuracy(const H& logits, const TensorOf<H>& targets) {
   Temporary<T> pred = logits.argmax(1);
   Temporary<T> want = targets.argmax(1);
   Temporary<T> same = pred->eq(*want);
@@ -84,7 +85,8 @@ struct LinearGrads {
 // Gradients of y = x @ w.t() + b for x [batch, in] given dy = d loss / d y [batch, out]:
 // dw = dy.t() @ x, db = dy.sum(0), dx = dy @ w.
 template <AnyTensor T>
-LinearGrads<T> linear_backward(const Linear<T>& layer, const T& x, const T& dy, bool input_grad = true) {
+LinearGrads<T> linear_backward(const Linear<T>& layer, const std::type_identity_t<T>& x,
+                               const std::type_identity_t<T>& dy, bool input_grad = true) {
   if (x.dim() != 2 || dy.dim() != 2) {
     throw ShapeError(absl::StrFormat(
         "linear_backward: expected x [batch, in] and dy [batch, out], but got %s and %s",
@@ -110,19 +112,32 @@ LinearGrads<T> linear_backward(const Linear<T>& layer, const T& x, const T& dy, 
   return g;
 }
 
-// d loss / d pre = dy where pre > 0, else 0 (relu's derivative; `pre` is relu's input).
-template <AnyTensor T>
-T relu_backward(const T& pre, const T& dy) {
-  Temporary<T> mask = pre.gt(0.0);  // bool; float * bool promotes to float
-  return dy.mul(*mask);
+// What relu's backward needs from its input `pre`: the bool mask pre > 0, a
+// quarter of pre's bytes (float32). Keep it instead of `pre` from the forward.
+template <AnyTensor H, class T = TensorOf<H>>
+T relu_mask(const H& pre) {
+  return pre.gt(0.0);
 }
 
-// param -= lr * grad, in place; `grad` is given back.
+// d loss / d pre = dy where mask (pre > 0), else 0. `where` with a 0-dim zero,
+// not `dy * mask`: float * bool would first copy the mask into a float tensor
+// as large as dy.
+template <AnyTensor H, class T = TensorOf<H>>
+T relu_backward(const H& mask, const TensorOf<H>& dy) {
+  if (mask.scalar_type() != ScalarType::Bool) {
+    throw DTypeError(absl::StrFormat("relu_backward: expected the bool mask of relu_mask(pre), but got %s",
+                                     dtype_name(mask.scalar_type())));
+  }
+  Temporary<T> zero = T::scalar(0.0, dy.scalar_type());
+  return custody::where(mask, dy, *zero);
+}
+
+// param -= lr * grad, in place; `grad` is scaled in place and given back.
 template <AnyTensor T>
 void sgd_(const T& param, T& grad, double lr) {
   Temporary<T> g = std::move(grad);
-  Temporary<T> step = g->mul(lr);
-  Temporary<T> updated = param.sub_(*step);
+  { Temporary<T> scaled = g->mul_(lr); }
+  Temporary<T> updated = param.sub_(*g);
 }
 
 // SGD on a Linear layer's parameters with its gradients (consumed; `input` is left).

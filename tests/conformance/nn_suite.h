@@ -104,6 +104,7 @@ TYPED_TEST_P(NnTest, MlpBackwardMatchesAutograd) {
   {
     nn::Temporary<T> h = fc1.forward(*x);
     nn::Temporary<T> a = h->relu();
+    nn::Temporary<T> mask = nn::relu_mask(*h);
     nn::Temporary<T> logits = fc2.forward(*a);
     nn::LossAndGrad<T> l = nn::cross_entropy(*logits, *y);
     nn::Temporary<T> dlogits = std::move(l.grad);
@@ -111,7 +112,8 @@ TYPED_TEST_P(NnTest, MlpBackwardMatchesAutograd) {
     nn::LinearGrads<T> g2 = nn::linear_backward(fc2, *a, *dlogits);
     ASSERT_TRUE(g2.has_bias && g2.has_input);
     nn::Temporary<T> da = std::move(g2.input);
-    nn::Temporary<T> dh = nn::relu_backward(*h, *da);
+    nn::Temporary<T> dh = nn::relu_backward(*mask, *da);
+    EXPECT_THROW(nn::relu_backward(*h, *da), DTypeError) << "a float tensor is not a mask";
     nn::LinearGrads<T> g1 = nn::linear_backward(fc1, *x, *dh, /*input_grad=*/false);
     EXPECT_FALSE(g1.has_input);
     EXPECT_TRUE(Close(host_of(g1.weight), ref[1], 1e-4, 1e-5));

@@ -1,8 +1,8 @@
 // Copyright 2026 The custody Authors.
 //
 // workloads/mlp/dispose.h — the MLP step under dispose (TorchSharp technique
-// 2): every temporary is held by `disposing(...)`, the `using var` of C++, in
-// blocks that end where the tensors are dead.
+// 2): every temporary is disposed by hand once dead, or held by
+// `disposing(...)`, the `using var` of C++, in a block that ends there.
 
 #ifndef CUSTODY_WORKLOADS_MLP_DISPOSE_H_
 #define CUSTODY_WORKLOADS_MLP_DISPOSE_H_
@@ -26,25 +26,28 @@ class DisposeTrainer final : public Trainer {
   void step() override {
     using dispose::disposing;
     const MlpConfig& c = d_.config;
-    auto x = disposing(T::from_vector(batch_x(d_), {c.batch, c.features}));
-    nn::LinearGrads<T> g1;
+    T x = T::from_vector(batch_x(d_), {c.batch, c.features});
+    T h = m_->fc1.forward(x);
+    T a = h.relu();
+    T mask = nn::relu_mask(h);
+    h.dispose();
+    nn::LinearGrads<T> g2;
     {
-      auto h = disposing(m_->fc1.forward(x));
-      nn::LinearGrads<T> g2;
-      {
-        auto a = disposing(h.relu());
-        auto y = disposing(T::from_vector(batch_y(d_), {c.batch, c.classes}));
-        auto logits = disposing(m_->fc2.forward(a));
-        nn::LossAndGrad<T> l = nn::cross_entropy(logits, y);
-        auto dlogits = disposing(std::move(l.grad));
-        loss_ = l.loss;
-        g2 = nn::linear_backward(m_->fc2, a, dlogits);
-      }
-      nn::sgd_(m_->fc2, g2, c.lr);
-      auto da = disposing(std::move(g2.input));
-      auto dh = disposing(nn::relu_backward(h, da));
-      g1 = nn::linear_backward(m_->fc1, x, dh, /*input_grad=*/false);
-    }
+      auto y = disposing(T::from_vector(batch_y(d_), {c.batch, c.classes}));
+      auto logits = disposing(m_->fc2.forward(a));
+      nn::LossAndGrad<T> l = nn::cross_entropy(logits, y);
+      auto dlogits = disposing(std::move(l.grad));
+      loss_ = l.loss;
+      g2 = nn::linear_backward(m_->fc2, a, dlogits);
+    }  // y, logits, dlogits disposed here
+    a.dispose();
+    nn::sgd_(m_->fc2, g2, c.lr);
+    T dh = nn::relu_backward(mask, g2.input);
+    mask.dispose();
+    g2.input.dispose();
+    nn::LinearGrads<T> g1 = nn::linear_backward(m_->fc1, x, dh, /*input_grad=*/false);
+    x.dispose();
+    dh.dispose();
     nn::sgd_(m_->fc1, g1, c.lr);
     ++step_;
   }

@@ -32,12 +32,13 @@ class GcTrainer final : public Trainer {
     T y = T::from_vector(batch_y(d_), {c.batch, c.classes});
     T h = m_->fc1.forward(x);
     T a = h.relu();
+    T mask = nn::relu_mask(h);
     T logits = m_->fc2.forward(a);
     nn::LossAndGrad<T> l = nn::cross_entropy(logits, y);
     loss_ = l.loss;
     nn::LinearGrads<T> g2 = nn::linear_backward(m_->fc2, a, l.grad);
     nn::sgd_(m_->fc2, g2, c.lr);
-    T dh = nn::relu_backward(h, g2.input);
+    T dh = nn::relu_backward(mask, g2.input);
     nn::LinearGrads<T> g1 = nn::linear_backward(m_->fc1, x, dh, /*input_grad=*/false);
     nn::sgd_(m_->fc1, g1, c.lr);
     ++step_;

@@ -27,6 +27,8 @@ class ManualTrainer final : public Trainer {
     T x = T::from_vector(batch_x(d_), {c.batch, c.features});
     T h = m_->fc1.forward(x);
     T a = h.relu();
+    T mask = nn::relu_mask(h);
+    free(h);
     T y = T::from_vector(batch_y(d_), {c.batch, c.classes});
     T logits = m_->fc2.forward(a);
     nn::LossAndGrad<T> l = nn::cross_entropy(logits, y);
@@ -37,8 +39,8 @@ class ManualTrainer final : public Trainer {
     free(a);
     free(l.grad);
     nn::sgd_(m_->fc2, g2, c.lr);
-    T dh = nn::relu_backward(h, g2.input);
-    free(h);
+    T dh = nn::relu_backward(mask, g2.input);
+    free(mask);
     free(g2.input);
     nn::LinearGrads<T> g1 = nn::linear_backward(m_->fc1, x, dh, /*input_grad=*/false);
     free(x);

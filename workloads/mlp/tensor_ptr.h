@@ -25,8 +25,12 @@ class TensorPtrTrainer final : public Trainer {
   void step() override {
     const MlpConfig& c = d_.config;
     T x = T::from_vector(batch_x(d_), {c.batch, c.features});
-    T h = m_->fc1.forward(x);
-    T a = h.relu();
+    T a, mask;
+    {
+      T h = m_->fc1.forward(x);
+      a = h.relu();
+      mask = nn::relu_mask(h);
+    }  // h goes here
     nn::LinearGrads<T> g2;
     {
       T y = T::from_vector(batch_y(d_), {c.batch, c.classes});
@@ -37,8 +41,8 @@ class TensorPtrTrainer final : public Trainer {
     }  // y, logits and d loss/d logits go here
     a.reset();
     nn::sgd_(m_->fc2, g2, c.lr);
-    T dh = nn::relu_backward(h, g2.input);
-    h.reset();
+    T dh = nn::relu_backward(mask, g2.input);
+    mask.reset();
     g2.input.reset();
     nn::LinearGrads<T> g1 = nn::linear_backward(m_->fc1, x, dh, /*input_grad=*/false);
     x.reset();

@@ -33,19 +33,6 @@ T apply_binary(BinaryOp op, T a, T b) {
   }
 }
 
-template <class T>
-bool apply_compare(BinaryOp op, T a, T b) {
-  switch (op) {
-    case BinaryOp::kEq: return a == b;
-    case BinaryOp::kNe: return a != b;
-    case BinaryOp::kLt: return a < b;
-    case BinaryOp::kLe: return a <= b;
-    case BinaryOp::kGt: return a > b;
-    case BinaryOp::kGe: return a >= b;
-    default: return false;
-  }
-}
-
 // Integers to negative integer powers are an error in ATen; check before computing.
 // std::vector<bool> is packed; accumulate bools as bytes (same representation as bool).
 template <class T>
@@ -90,9 +77,14 @@ absl::Status binary_loop(BinaryOp op, const KernelView& out, const KernelView& a
   absl::Status st;
   visit_compute_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (is_comparison(op)) {
-      map<bool, T, T>(out, [op](T x, T y) { return apply_compare(op, x, y); }, a, b);
-      return;
+    switch (op) {  // comparisons: one loop per op, no switch per element
+      case BinaryOp::kEq: map<bool, T, T>(out, [](T x, T y) { return x == y; }, a, b); return;
+      case BinaryOp::kNe: map<bool, T, T>(out, [](T x, T y) { return x != y; }, a, b); return;
+      case BinaryOp::kLt: map<bool, T, T>(out, [](T x, T y) { return x < y; }, a, b); return;
+      case BinaryOp::kLe: map<bool, T, T>(out, [](T x, T y) { return x <= y; }, a, b); return;
+      case BinaryOp::kGt: map<bool, T, T>(out, [](T x, T y) { return x > y; }, a, b); return;
+      case BinaryOp::kGe: map<bool, T, T>(out, [](T x, T y) { return x >= y; }, a, b); return;
+      default: break;
     }
     switch (op) {  // hoist the common ops out of the inner loop
       case BinaryOp::kAdd: map<T, T, T>(out, [](T x, T y) { return wrap_add(x, y); }, a, b); break;
@@ -110,6 +102,22 @@ absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const Kernel
   visit_compute_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = s.is_floating_point() ? convert<T>(s.to_double()) : s.to<T>();
+    // The scalar is captured, so each op is a one-input map the compiler can
+    // vectorise; the rest go through the two-input loop with a broadcast view.
+    if (!scalar_first) {
+      switch (op) {
+        case BinaryOp::kAdd: map<T, T>(out, [v](T x) { return wrap_add(x, v); }, a); return;
+        case BinaryOp::kSub: map<T, T>(out, [v](T x) { return wrap_sub(x, v); }, a); return;
+        case BinaryOp::kMul: map<T, T>(out, [v](T x) { return wrap_mul(x, v); }, a); return;
+        case BinaryOp::kEq: map<bool, T>(out, [v](T x) { return x == v; }, a); return;
+        case BinaryOp::kNe: map<bool, T>(out, [v](T x) { return x != v; }, a); return;
+        case BinaryOp::kLt: map<bool, T>(out, [v](T x) { return x < v; }, a); return;
+        case BinaryOp::kLe: map<bool, T>(out, [v](T x) { return x <= v; }, a); return;
+        case BinaryOp::kGt: map<bool, T>(out, [v](T x) { return x > v; }, a); return;
+        case BinaryOp::kGe: map<bool, T>(out, [v](T x) { return x >= v; }, a); return;
+        default: break;
+      }
+    }
     KernelView sv{const_cast<T*>(&v), a.dtype, a.sizes, Dims(a.sizes.size(), 0)};
     if (scalar_first) {
       st = binary_loop(op, out, sv, a);
@@ -210,6 +218,47 @@ void write_out(const KernelView& out, const std::vector<T>& acc) {
 }
 }  // namespace
 
+namespace {
+// Sum or mean of a contiguous float32/float64 tensor over its leading dims
+// (in = [R, C] rows, out = C column totals; e.g. a bias gradient dy.sum(0)):
+// rows are added into per-column double accumulators, columns split over the
+// OpenMP threads. Same order of additions per column as the generic loop.
+template <class T>
+bool reduce_leading_dims(ReduceOp op, const KernelView& out, const KernelView& in) {
+  if (!(std::is_same_v<T, float> || std::is_same_v<T, double>)) return false;
+  if ((op != ReduceOp::kSum && op != ReduceOp::kMean) || !in.is_contiguous()) return false;
+  const size_t nd = in.sizes.size();
+  size_t k = 0;  // dims [0, k) are reduced, [k, nd) kept
+  while (k < nd && out.sizes[k] == 1) ++k;
+  for (size_t d = k; d < nd; ++d) {
+    if (out.sizes[d] != in.sizes[d]) return false;
+  }
+  int64_t rows = 1, cols = 1;
+  for (size_t d = 0; d < k; ++d) rows *= in.sizes[d];
+  for (size_t d = k; d < nd; ++d) cols *= in.sizes[d];
+  if (rows <= 1 || cols <= 1) return false;
+  const T* x = static_cast<const T*>(in.data);
+  std::vector<double> acc(static_cast<size_t>(cols), 0.0);
+  const int threads = rows * cols >= kParallelGrain ? omp_get_max_threads() : 1;
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int64_t c0 = cols * t / nt, c1 = cols * (t + 1) / nt;
+    double* a = acc.data();
+    for (int64_t i = 0; i < rows; ++i) {
+      const T* row = x + i * cols;
+      for (int64_t j = c0; j < c1; ++j) a[j] += static_cast<double>(row[j]);
+    }
+  }
+  std::vector<Store<T>> res(acc.size());
+  for (size_t j = 0; j < acc.size(); ++j) {
+    res[j] = static_cast<T>(op == ReduceOp::kMean ? acc[j] / static_cast<double>(rows) : acc[j]);
+  }
+  write_out(out, res);
+  return true;
+}
+}  // namespace
+
 absl::Status reduce_loop(ReduceOp op, const KernelView& out, const KernelView& in) {
   const int64_t out_n = out.numel();
   int64_t coord_dim = -1;
@@ -225,6 +274,7 @@ absl::Status reduce_loop(ReduceOp op, const KernelView& out, const KernelView& i
     switch (op) {
       case ReduceOp::kSum:
       case ReduceOp::kMean: {
+        if (reduce_leading_dims<T>(op, out, in)) break;
         using Acc = std::conditional_t<kFloat<T>, double, Store<T>>;
         std::vector<Acc> acc(out_n, Acc(0));
         for_each_reduce<T>(in, out, -1, [&](T v, int64_t o, int64_t) {

@@ -11,6 +11,9 @@
 #ifndef CUSTODY_BACKENDS_ONEDNN_INTERNAL_LOOPS_H_
 #define CUSTODY_BACKENDS_ONEDNN_INTERNAL_LOOPS_H_
 
+#include <omp.h>
+
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +28,9 @@
 #include "core/error.h"
 
 namespace custody::onednn_internal {
+
+// Loops of at least this many elements run on every OpenMP thread.
+inline constexpr int64_t kParallelGrain = int64_t{1} << 15;
 
 // Walks the elements of N views of the same sizes in row-major order, calling
 // `inner(ptrs, byte_strides, n)` for runs along the innermost (coalesced) dim.
@@ -59,21 +65,53 @@ void strided_loop(IntSpan sizes, const std::array<char*, N>& base,
   const size_t nd = sz.size();
   for (size_t k = 0; k < N; ++k) inner_stride[k] = st[k][nd - 1];
   const int64_t n_inner = sz[nd - 1];
-  Dims idx(nd - 1, 0);
-  std::array<char*, N> ptrs = base;
-  while (true) {
-    inner(ptrs, inner_stride, n_inner);
-    // Odometer increment over the outer dims.
-    int64_t d = static_cast<int64_t>(nd) - 2;
-    for (; d >= 0; --d) {
-      if (++idx[d] < sz[d]) {
-        for (size_t k = 0; k < N; ++k) ptrs[k] += st[k][d];
-        break;
-      }
-      for (size_t k = 0; k < N; ++k) ptrs[k] -= st[k][d] * (sz[d] - 1);
-      idx[d] = 0;
+  int64_t total = n_inner;
+  for (size_t d = 0; d + 1 < nd; ++d) total *= sz[d];
+  // Runs the elements [begin, end) of the row-major iteration space.
+  const auto run_range = [&](int64_t begin, int64_t end) {
+    if (begin >= end) return;
+    Dims idx(nd - 1, 0);
+    std::array<char*, N> ptrs = base;
+    int64_t outer = begin / n_inner, j = begin % n_inner;
+    for (int64_t d = static_cast<int64_t>(nd) - 2; d >= 0; --d) {
+      idx[d] = outer % sz[d];
+      outer /= sz[d];
+      for (size_t k = 0; k < N; ++k) ptrs[k] += idx[d] * st[k][d];
     }
-    if (d < 0) return;
+    int64_t pos = begin;
+    while (true) {
+      const int64_t len = std::min(n_inner - j, end - pos);
+      std::array<char*, N> at = ptrs;
+      for (size_t k = 0; k < N; ++k) at[k] += j * inner_stride[k];
+      inner(at, inner_stride, len);
+      pos += len;
+      if (pos >= end) return;
+      j = 0;
+      // Odometer increment over the outer dims.
+      int64_t d = static_cast<int64_t>(nd) - 2;
+      for (; d >= 0; --d) {
+        if (++idx[d] < sz[d]) {
+          for (size_t k = 0; k < N; ++k) ptrs[k] += st[k][d];
+          break;
+        }
+        for (size_t k = 0; k < N; ++k) ptrs[k] -= st[k][d] * (sz[d] - 1);
+        idx[d] = 0;
+      }
+      if (d < 0) return;
+    }
+  };
+  // Large loops are split into one contiguous range of elements per OpenMP
+  // thread (each element is written by exactly one `inner` call, so callers'
+  // inner functions need no synchronisation).
+  const int threads = total >= kParallelGrain ? omp_get_max_threads() : 1;
+  if (threads <= 1) {
+    run_range(0, total);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    run_range(total * t / nt, total * (t + 1) / nt);
   }
 }
 

@@ -1,0 +1,17 @@
+// Copyright 2026 The custody Authors.
+//
+// tools/compare/backend_aten.cc — the compare tool's workloads and measurement
+// on the aten backend (one translation unit per backend).
+
+#include "backends/aten/aten.h"
+#include "tools/compare/compare.h"
+#include "tools/compare/measure.h"
+#include "tools/compare/plans.h"
+
+namespace custody::compare {
+
+BackendRun aten_run() {
+  return BackendRun{"aten", &plans<Aten>, &measure<Aten>};
+}
+
+}  // namespace custody::compare

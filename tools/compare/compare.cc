@@ -1,0 +1,284 @@
+// Copyright 2026 The custody Authors.
+//
+// tools/compare — the main job: run each workload under all five ownership
+// policies plus the same workload in plain libtorch, in one process, and show
+// the price of each policy side by side.
+//
+//   ./bazelw run //tools/compare                          # every workload, selected backend
+//   ./bazelw run //tools/compare -- --quick               # a sub-minute run
+//   ./bazelw run //tools/compare -- --workloads=mlp --steps=50 --out=/tmp/cmp
+//   ./bazelw run //tools/compare -- --all_backends        # onednn and aten
+//   ./bazelw run --//backends:backend=aten //tools/compare
+//
+// Per workload it prints a table (columns explained in README, "Comparing the
+// policies"), writes every number to <out>/compare.json, and draws
+// <out>/<workload>_<backend>_memory.png (gnuplot): bytes in use over the
+// steps, one line per contender. <out> defaults to compare-out/ in the
+// workspace under `bazel run`, else in the current directory.
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/error.h"
+#include "core/selected.h"
+#include "core/threads.h"
+#include "tools/compare/compare.h"
+#include "workloads/libtorch_threads.h"
+
+namespace custody::compare {
+namespace {
+
+struct LinesOfCode {
+  const char* workload;
+  const char* policy;
+  int lines;
+};
+constexpr LinesOfCode kLinesOfCode[] = {
+#include "tools/compare/lines_of_code.inc"
+};
+
+int lines_of_code(const std::string& workload, const std::string& policy) {
+  for (const LinesOfCode& l : kLinesOfCode) {
+    if (workload == l.workload && policy == l.policy) return l.lines;
+  }
+  return 0;
+}
+
+const char* kUsage = R"(usage: compare [options]
+  --workloads=mlp,llama,ops   workloads to run (default: all)
+  --steps=N                   steps per run (default: each workload's own; fewer with --quick)
+  --quick                     a sub-minute run
+  --all_backends              every backend, not only the selected one
+  --out=DIR                   where compare.json and the PNGs go (default: compare-out)
+  --llama_checkpoint=PATH     llama2.c checkpoint for the llama workload (default: seeded random weights)
+)";
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&a](const char* flag) -> std::optional<std::string> {
+      const std::string prefix = std::string(flag) + "=";
+      if (a.rfind(prefix, 0) == 0) return a.substr(prefix.size());
+      return std::nullopt;
+    };
+    if (a == "--quick") {
+      o.quick = true;
+    } else if (a == "--all_backends") {
+      o.all_backends = true;
+    } else if (auto v = value("--workloads")) {
+      o.workloads = absl::StrSplit(*v, ',', absl::SkipEmpty());
+    } else if (auto v = value("--steps")) {
+      o.steps = std::atoll(v->c_str());
+      if (o.steps <= 0) throw InvalidArgument("compare: --steps must be a positive number, got " + *v);
+    } else if (auto v = value("--out")) {
+      o.out_dir = *v;
+    } else if (auto v = value("--llama_checkpoint")) {
+      o.llama_checkpoint = *v;
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else {
+      throw InvalidArgument("compare: unknown option " + a + "\n" + kUsage);
+    }
+  }
+  if (o.out_dir.empty()) {
+    const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    o.out_dir = ws != nullptr ? std::string(ws) + "/compare-out" : "compare-out";
+  }
+  return o;
+}
+
+std::string mib(int64_t bytes) { return absl::StrFormat("%.2f", static_cast<double>(bytes) / (1 << 20)); }
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  return absl::StrFormat("%.6g", v);
+}
+
+struct WorkloadResult {
+  std::string backend;
+  WorkloadPlan plan;
+  std::vector<Measurement> runs;
+  std::string plot;  // PNG path, empty if none was drawn
+  double peer_median_ms() const {
+    for (const Measurement& m : runs) {
+      if (m.policy.empty()) return m.median_ms;
+    }
+    return 0;
+  }
+};
+
+void print_table(const WorkloadResult& r) {
+  std::cout << "\n== " << r.plan.name << " on " << r.backend << ": " << r.plan.description << "; "
+            << r.plan.steps << " " << r.plan.unit << "s per run ==\n";
+  std::cout << absl::StrFormat("%-22s %9s %9s %8s %9s %9s %7s %7s %9s %6s %8s %5s\n", "contender",
+                               "median_ms", "min_ms", "x_torch", "peak_MiB", "bound_MiB", "x_bound",
+                               "live", "leaked_B", "colls", "finalzd", "LoC");
+  const double peer = r.peer_median_ms();
+  for (const Measurement& m : r.runs) {
+    const std::string ratio = peer > 0 ? absl::StrFormat("%.2f", m.median_ms / peer) : "-";
+    if (!m.has_memory) {
+      std::cout << absl::StrFormat("%-22s %9.3f %9.3f %8s %9s %9s %7s %7s %9s %6s %8s %5s\n", m.contender,
+                                   m.median_ms, m.min_ms, ratio, "-", "-", "-", "-", "-", "-", "-", "-");
+      continue;
+    }
+    const std::string bound_ratio =
+        m.lower_bound_bytes > 0
+            ? absl::StrFormat("%.2f", static_cast<double>(m.peak_bytes) / static_cast<double>(m.lower_bound_bytes))
+            : "-";
+    const bool gc = m.policy == "gc";
+    std::cout << absl::StrFormat(
+        "%-22s %9.3f %9.3f %8s %9s %9s %7s %7d %9d %6s %8s %5d\n", m.contender, m.median_ms, m.min_ms,
+        ratio, mib(m.peak_bytes), mib(m.lower_bound_bytes), bound_ratio, m.live_tensors, m.leaked_bytes,
+        gc ? absl::StrCat(m.collections) : "-", gc ? absl::StrCat(m.finalized) : "-",
+        lines_of_code(r.plan.name, m.policy));
+  }
+  std::cout.flush();
+}
+
+// Writes the timeline data and a gnuplot script; runs gnuplot. Returns the PNG path or "".
+std::string plot(const Options& o, const WorkloadResult& r) {
+  const std::string stem = o.out_dir + "/" + r.plan.name + "_" + r.backend + "_memory";
+  std::vector<std::string> series;
+  for (const Measurement& m : r.runs) {
+    if (!m.has_memory) continue;
+    std::string name = m.contender;
+    for (char& c : name) {
+      if (c == ':') c = '_';
+    }
+    const std::string dat = stem + "_" + name + ".dat";
+    std::ofstream f(dat);
+    f << "# step bytes_in_use_MiB (" << m.contender << ")\n";
+    int64_t last = -1;
+    for (const TimelinePoint& p : m.timeline) {
+      if (p.bytes == last) continue;
+      f << absl::StrFormat("%.4f %.4f\n", p.step, static_cast<double>(p.bytes) / (1 << 20));
+      last = p.bytes;
+    }
+    series.push_back(absl::StrFormat("'%s' using 1:2 with steps lw 2 title '%s'", dat, m.contender));
+  }
+  if (series.empty()) return "";
+  const std::string png = stem + ".png";
+  const std::string script = stem + ".gp";
+  {
+    std::ofstream g(script);
+    g << "set terminal png size 1200,700\n"
+      << "set output '" << png << "'\n"
+      << "set title '" << r.plan.name << " on " << r.backend << ": bytes in use (custody backend memory)'\n"
+      << "set xlabel '" << r.plan.unit << "'\nset ylabel 'MiB in use'\nset key outside right\nset grid\n"
+      << "set logscale y 2\n"
+      << "plot " << absl::StrJoin(series, ", \\\n     ") << "\n";
+  }
+  const std::string cmd = "gnuplot '" + script + "' 2>&1";
+  if (std::system(cmd.c_str()) != 0) {
+    std::cerr << "compare: gnuplot failed or is missing (apt install gnuplot-nox); no plot for "
+              << r.plan.name << "\n";
+    return "";
+  }
+  return png;
+}
+
+void write_json(const Options& o, const std::vector<WorkloadResult>& results) {
+  std::ofstream f(o.out_dir + "/compare.json");
+  f << "{\n  \"threads\": " << custody::num_threads() << ",\n  \"quick\": " << (o.quick ? "true" : "false")
+    << ",\n  \"results\": [\n";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const WorkloadResult& r = results[i];
+    f << "    {\"workload\": " << json_string(r.plan.name) << ", \"backend\": " << json_string(r.backend)
+      << ", \"unit\": " << json_string(r.plan.unit) << ", \"description\": " << json_string(r.plan.description)
+      << ", \"steps\": " << r.plan.steps << ", \"plot\": " << json_string(r.plot) << ",\n     \"contenders\": [\n";
+    const double peer = r.peer_median_ms();
+    for (size_t j = 0; j < r.runs.size(); ++j) {
+      const Measurement& m = r.runs[j];
+      f << "       {\"name\": " << json_string(m.contender) << ", \"policy\": "
+        << (m.policy.empty() ? "null" : json_string(m.policy)) << ", \"median_ms\": " << json_number(m.median_ms)
+        << ", \"min_ms\": " << json_number(m.min_ms)
+        << ", \"ratio_to_libtorch\": " << json_number(peer > 0 ? m.median_ms / peer : NAN)
+        << ", \"metric\": " << json_number(m.metric);
+      if (m.has_memory) {
+        f << ", \"peak_bytes\": " << m.peak_bytes << ", \"lower_bound_bytes\": " << m.lower_bound_bytes
+          << ", \"peak_to_lower_bound\": "
+          << json_number(m.lower_bound_bytes > 0 ? static_cast<double>(m.peak_bytes) / m.lower_bound_bytes : NAN)
+          << ", \"live_tensors\": " << m.live_tensors << ", \"leaked_bytes\": " << m.leaked_bytes
+          << ", \"leaked_tensors\": " << m.leaked_tensors << ", \"collections\": " << m.collections
+          << ", \"finalized\": " << m.finalized << ", \"lines_of_code\": " << lines_of_code(r.plan.name, m.policy)
+          << ", \"step_peak_bytes\": [" << absl::StrJoin(m.step_peak_bytes, ", ") << "]";
+      }
+      f << ", \"step_ms\": [";
+      for (size_t k = 0; k < m.step_ms.size(); ++k) f << (k ? ", " : "") << json_number(m.step_ms[k]);
+      f << "]}" << (j + 1 < r.runs.size() ? "," : "") << "\n";
+    }
+    f << "     ]}" << (i + 1 < results.size() ? "," : "") << "\n";
+  }
+  f << "  ]\n}\n";
+}
+
+int run(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  workloads::configure_libtorch_threads();
+  std::vector<BackendRun> backends;
+  if (o.all_backends) {
+    backends = {onednn_run(), aten_run()};
+  } else {
+    backends = {std::string(SelectedBackend::name) == "aten" ? aten_run() : onednn_run()};
+  }
+  ::mkdir(o.out_dir.c_str(), 0755);
+  std::cerr << "compare: " << custody::num_threads() << " threads; results in " << o.out_dir << "\n";
+  std::vector<WorkloadResult> results;
+  for (const BackendRun& b : backends) {
+    for (WorkloadPlan& plan : b.plans(o)) {
+      WorkloadResult r{b.name, plan, {}, ""};
+      for (const Contender& c : plan.contenders) {
+        Measurement m = b.measure(c, plan.steps);
+        std::cerr << absl::StrFormat("  [%s/%s] %-22s median %8.3f ms/%s%s\n", b.name, plan.name, c.name,
+                                     m.median_ms, plan.unit,
+                                     m.has_memory ? absl::StrFormat(", peak %s MiB", mib(m.peak_bytes)) : "");
+        r.runs.push_back(std::move(m));
+      }
+      r.plot = plot(o, r);
+      print_table(r);
+      results.push_back(std::move(r));
+    }
+  }
+  write_json(o, results);
+  std::cout << "\nwrote " << o.out_dir << "/compare.json";
+  for (const WorkloadResult& r : results) {
+    if (!r.plot.empty()) std::cout << ", " << r.plot;
+  }
+  std::cout << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace custody::compare
+
+int main(int argc, char** argv) {
+  try {
+    return custody::compare::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,80 @@
+// Copyright 2026 The custody Authors.
+//
+// tools/compare/compare.h — the pieces of the compare tool (compare.cc):
+// contenders, what is measured about each, and the per-backend entry points
+// (backend_<name>.cc instantiate measure.h's templates for one backend each).
+
+#ifndef CUSTODY_TOOLS_COMPARE_COMPARE_H_
+#define CUSTODY_TOOLS_COMPARE_COMPARE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workloads/workload.h"
+
+namespace custody::compare {
+
+struct Options {
+  std::vector<std::string> workloads = {"mlp", "llama", "ops"};
+  int64_t steps = 0;  // 0: each workload's default (or its quick count under --quick)
+  bool quick = false;
+  bool all_backends = false;
+  std::string out_dir;
+  std::string llama_checkpoint;  // a llama2.c .bin file; empty: seeded random weights
+};
+
+// One workload under one policy (and gc mode), or the libtorch peer.
+struct Contender {
+  std::string name;    // "scope", "gc:trigger", "libtorch", ...
+  std::string policy;  // "scope", ..., "" for the libtorch peer
+  std::function<std::unique_ptr<workloads::Runner>()> make;
+  bool is_peer() const { return policy.empty(); }
+};
+
+struct WorkloadPlan {
+  std::string name;         // "mlp"
+  std::string unit;         // what one step is: "training step", "token", "round"
+  std::string description;
+  int64_t steps = 0;
+  std::vector<Contender> contenders;  // the libtorch peer last
+  std::shared_ptr<const void> data;   // keeps the workload's inputs alive
+};
+
+// A point of the memory timeline: bytes in use after an event, at `step`
+// (fractional: the position between the marks that end each step).
+struct TimelinePoint {
+  double step;
+  int64_t bytes;
+};
+
+struct Measurement {
+  std::string contender, policy;
+  std::vector<double> step_ms;      // timing pass, one per step
+  double median_ms = 0, min_ms = 0;
+  double metric = 0;                // the runner's metric after the last step
+  bool has_memory = false;          // custody contenders only
+  int64_t peak_bytes = 0;           // memory pass, above the bytes in use before it
+  int64_t lower_bound_bytes = 0;    // live-set lower bound of the same history
+  int64_t live_tensors = 0;         // after the last step, above the count before the pass
+  int64_t leaked_bytes = 0;         // after finish()
+  int64_t leaked_tensors = 0;
+  int64_t collections = 0, finalized = 0;  // gc::stats() deltas over the memory pass
+  std::vector<int64_t> step_peak_bytes;    // the highest bytes in use within each step
+  std::vector<TimelinePoint> timeline;
+};
+
+struct BackendRun {
+  std::string name;
+  std::function<std::vector<WorkloadPlan>(const Options&)> plans;
+  std::function<Measurement(const Contender&, int64_t steps)> measure;
+};
+
+BackendRun onednn_run();
+BackendRun aten_run();
+
+}  // namespace custody::compare
+
+#endif  // CUSTODY_TOOLS_COMPARE_COMPARE_H_

@@ -1,0 +1,39 @@
+// Copyright 2026 The custody Authors.
+//
+// workloads/llama/tensor_ptr.h — greedy decoding under tensor_ptr: RAII, the
+// logits and the argmax go when their handles do.
+
+#ifndef CUSTODY_WORKLOADS_LLAMA_TENSOR_PTR_H_
+#define CUSTODY_WORKLOADS_LLAMA_TENSOR_PTR_H_
+
+#include <memory>
+
+#include "policies/tensor_ptr/tensor_ptr.h"
+#include "workloads/llama/llama.h"
+
+namespace custody::workloads::llama {
+
+template <class B>
+class TensorPtrGenerator final : public Generator {
+  using T = BasicTensor<tensor_ptr::Policy, B>;
+
+ public:
+  explicit TensorPtrGenerator(const LlamaWeights& w, const RunOptions& = {})
+      : model_(std::make_unique<LlamaModel<T>>(w)) {}
+
+  void step() override {
+    const int64_t pos = next_position(model_->config());
+    T logits = model_->forward(tokens_.back(), pos);
+    T next = logits.argmax(-1);
+    tokens_.push_back(next.template item<int64_t>());
+  }
+
+  void finish() override { model_.reset(); }
+
+ private:
+  std::unique_ptr<LlamaModel<T>> model_;
+};
+
+}  // namespace custody::workloads::llama
+
+#endif  // CUSTODY_WORKLOADS_LLAMA_TENSOR_PTR_H_

@@ -1,0 +1,61 @@
+// Copyright 2026 The custody Authors.
+//
+// workloads/ops/gc.h — a round of the op mix under gc: nothing is given back by hand; how
+// often the collector runs is the RunOptions' GcMode.
+
+#ifndef CUSTODY_WORKLOADS_OPS_GC_H_
+#define CUSTODY_WORKLOADS_OPS_GC_H_
+
+#include <memory>
+#include <optional>
+
+#include "policies/gc/gc.h"
+#include "workloads/ops/ops.h"
+
+namespace custody::workloads::ops {
+
+template <class B>
+class GcMixer final : public Mixer {
+  using T = BasicTensor<gc::Policy, B>;
+
+ public:
+  explicit GcMixer(const OpsData& d, const RunOptions& o = {})
+      : d_(d), mode_(o.gc_mode), s_(std::make_unique<OpsState<T>>(d)) {
+    if (mode_ == GcMode::kPressureTrigger) trigger_.emplace(o.gc_trigger_bytes);
+  }
+
+  void step() override {
+    const OpsConfig& c = d_.config;
+    T s = T::scalar(1.0f);
+    for (int64_t i = 0; i < c.tiny_ops / 2; ++i) {
+      T scaled = s * 0.999;
+      s = scaled + 0.5;
+    }
+    T v = s_->state.narrow(0, offset(c), c.rows / 2);
+    T e = v.exp();
+    T m = e.mean(1, /*keepdim=*/true);
+    T z = e / m;
+    T y = z.matmul(s_->w).tanh();
+    v.copy_(y);
+    s_->state.t().select(0, column(c)).mul_(0.5);
+    checksum_ = s_->state.sum().template item<float>() + s.template item<float>();
+    if (mode_ == GcMode::kCollectEveryStep) gc::collect();
+    ++round_;
+  }
+
+  void finish() override {
+    s_.reset();
+    trigger_.reset();
+    gc::collect();  // what is left of the rounds' garbage
+  }
+
+ private:
+  const OpsData& d_;
+  GcMode mode_;
+  std::optional<gc::ScopedPressureTrigger> trigger_;
+  std::unique_ptr<OpsState<T>> s_;
+};
+
+}  // namespace custody::workloads::ops
+
+#endif  // CUSTODY_WORKLOADS_OPS_GC_H_
