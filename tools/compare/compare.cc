@@ -184,7 +184,7 @@ std::string plot(const Options& o, const WorkloadResult& r) {
   const std::string script = stem + ".gp";
   {
     std::ofstream g(script);
-    g << "set terminal png size 1200,700\n"
+    g << "set terminal png size 1200,700 noenhanced\n"
       << "set output '" << png << "'\n"
       << "set title '" << r.plan.name << " on " << r.backend << ": bytes in use (custody backend memory)'\n"
       << "set xlabel '" << r.plan.unit << "'\nset ylabel 'MiB in use'\nset key outside right\nset grid\n"
