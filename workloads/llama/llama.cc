@@ -13,32 +13,39 @@ LlamaWeights random_weights(const LlamaConfig& c, uint32_t seed) {
   const auto uniform = [&gen] {  // [0, 1), identical across standard libraries
     return static_cast<double>(gen() >> 8) / static_cast<double>(1u << 24);
   };
-  const auto normal = [&](int64_t n) {  // N(0, 0.02²), Box-Muller
+  const auto normal = [&](int64_t n, double stddev) {  // Box-Muller
     std::vector<float> v(static_cast<size_t>(n));
     for (float& e : v) {
       const double u1 = 1.0 - uniform(), u2 = uniform();
-      e = static_cast<float>(0.02 * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+      e = static_cast<float>(stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
     }
     return v;
   };
+  // Linear weights N(0, 1/fan_in) keep activations at unit scale through the
+  // layers, so each token's logits depend on the context (not only on the
+  // last token's embedding).
+  const auto linear = [&](int64_t out, int64_t in) { return normal(out * in, 1.0 / std::sqrt(static_cast<double>(in))); };
   const auto ones = [](int64_t n) { return std::vector<float>(static_cast<size_t>(n), 1.f); };
   LlamaWeights w;
   w.config = c;
-  w.token_embedding = normal(c.vocab_size * c.dim);
+  w.token_embedding = normal(c.vocab_size * c.dim, 1.0);
   for (int64_t l = 0; l < c.n_layers; ++l) {
     LayerWeights lw;
     lw.rms_att = ones(c.dim);
-    lw.wq = normal(c.dim * c.dim);
-    lw.wk = normal(c.kv_dim() * c.dim);
-    lw.wv = normal(c.kv_dim() * c.dim);
-    lw.wo = normal(c.dim * c.dim);
+    lw.wq = linear(c.dim, c.dim);
+    lw.wk = linear(c.kv_dim(), c.dim);
+    lw.wv = linear(c.kv_dim(), c.dim);
+    lw.wo = linear(c.dim, c.dim);
     lw.rms_ffn = ones(c.dim);
-    lw.w1 = normal(c.hidden_dim * c.dim);
-    lw.w2 = normal(c.dim * c.hidden_dim);
-    lw.w3 = normal(c.hidden_dim * c.dim);
+    lw.w1 = linear(c.hidden_dim, c.dim);
+    lw.w2 = linear(c.dim, c.hidden_dim);
+    lw.w3 = linear(c.hidden_dim, c.dim);
     w.layers.push_back(std::move(lw));
   }
   w.rms_final = ones(c.dim);
+  // A classifier of its own: shared with the embedding, the logits of random
+  // weights would mostly pick the last token again.
+  w.wcls = linear(c.vocab_size, c.dim);
   return w;
 }
 

@@ -64,7 +64,8 @@ struct LlamaWeights {
   std::vector<float> wcls;             // [vocab, dim]; empty: shared with token_embedding
 };
 
-// Weights ~ N(0, 0.02²), norms at 1 (std::mt19937, identical across standard libraries).
+// Embeddings ~ N(0, 1), linear weights (the classifier too, not shared) ~ N(0, 1/fan_in),
+// norms at 1 (std::mt19937 and Box-Muller, identical across standard libraries).
 LlamaWeights random_weights(const LlamaConfig& config, uint32_t seed);
 // A llama2.c checkpoint (the legacy .bin of run.c: 7 int32 config fields, then
 // float32 weights). InvalidArgument naming the file when it cannot be read or

@@ -1,0 +1,146 @@
+// Copyright 2026 The custody Authors.
+//
+// The llama workload: the same tokens as the same decoder in plain libtorch
+// under every policy on every host backend (grouped-query attention
+// included); llama2.c checkpoints load to the same weights and bad ones are
+// refused with InvalidArgument; decoding past the context is refused.
+
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <set>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "workloads/llama/dispose.h"
+#include "workloads/llama/gc.h"
+#include "workloads/llama/llama.h"
+#include "workloads/llama/manual.h"
+#include "workloads/llama/scope.h"
+#include "workloads/llama/tensor_ptr.h"
+#include "workloads/testing.h"
+
+namespace custody::workloads::llama {
+namespace {
+
+LlamaConfig small_config() {
+  LlamaConfig c;
+  c.dim = 64;
+  c.hidden_dim = 160;
+  c.n_layers = 2;
+  c.n_heads = 4;
+  c.n_kv_heads = 2;  // grouped-query attention: two query heads per key/value head
+  c.vocab_size = 512;
+  c.seq_len = 24;
+  return c;
+}
+
+std::vector<int64_t> libtorch_tokens(const LlamaWeights& w, int64_t steps) {
+  std::unique_ptr<Generator> g = make_libtorch_generator(w);
+  for (int64_t i = 0; i < steps; ++i) g->step();
+  return g->tokens();
+}
+
+TEST(Llama, SameTokensAsLibtorchUnderEveryPolicyAndBackend) {
+  const LlamaWeights w = random_weights(small_config(), /*seed=*/3);
+  constexpr int64_t kSteps = 20;
+  const std::vector<int64_t> reference = libtorch_tokens(w, kSteps);
+  ASSERT_EQ(reference.size(), static_cast<size_t>(kSteps + 1));
+  EXPECT_GT(std::set<int64_t>(reference.begin(), reference.end()).size(), 5u) << "a varied sequence";
+  testing::for_each_runner<TensorPtrGenerator, DisposeGenerator, ScopeGenerator, GcGenerator, ManualGenerator>(
+      w, [&](const std::string& name, Runner& runner) {
+        auto& g = dynamic_cast<Generator&>(runner);
+        for (int64_t i = 0; i < kSteps; ++i) g.step();
+        EXPECT_EQ(g.tokens(), reference) << name;
+      });
+}
+
+TEST(Llama, DecodingPastTheContextIsRefused) {
+  LlamaConfig c = small_config();
+  c.seq_len = 4;
+  const LlamaWeights w = random_weights(c, 1);
+  ManualGenerator<Onednn> g(w);
+  for (int i = 0; i < 4; ++i) g.step();
+  EXPECT_THROW(g.step(), InvalidArgument);
+  g.finish();
+}
+
+// Writes `w` in llama2.c's legacy checkpoint format.
+void write_checkpoint(const std::string& path, const LlamaWeights& w) {
+  std::ofstream f(path, std::ios::binary);
+  const LlamaConfig& c = w.config;
+  const int32_t vocab = static_cast<int32_t>(w.wcls.empty() ? c.vocab_size : -c.vocab_size);
+  for (int32_t v : {static_cast<int32_t>(c.dim), static_cast<int32_t>(c.hidden_dim),
+                    static_cast<int32_t>(c.n_layers), static_cast<int32_t>(c.n_heads),
+                    static_cast<int32_t>(c.n_kv_heads), vocab, static_cast<int32_t>(c.seq_len)}) {
+    f.write(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  const auto put = [&f](const std::vector<float>& v) {
+    f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+  };
+  put(w.token_embedding);
+  for (auto field : {&LayerWeights::rms_att, &LayerWeights::wq, &LayerWeights::wk, &LayerWeights::wv,
+                     &LayerWeights::wo, &LayerWeights::rms_ffn, &LayerWeights::w1, &LayerWeights::w2,
+                     &LayerWeights::w3}) {
+    for (const LayerWeights& l : w.layers) put(l.*field);
+  }
+  put(w.rms_final);
+  put(std::vector<float>(static_cast<size_t>(c.seq_len * c.head_size()), 0.f));  // freq_cis_real, _imag
+  if (!w.wcls.empty()) put(w.wcls);
+}
+
+std::string temp_path(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+TEST(Llama, CheckpointRoundTrip) {
+  for (bool shared : {false, true}) {
+    SCOPED_TRACE(shared ? "shared classifier" : "own classifier");
+    LlamaWeights w = random_weights(small_config(), 5);
+    if (shared) w.wcls.clear();
+    const std::string path = temp_path(shared ? "shared.bin" : "own.bin");
+    write_checkpoint(path, w);
+    const LlamaWeights loaded = load_checkpoint(path);
+    EXPECT_EQ(loaded.config.dim, w.config.dim);
+    EXPECT_EQ(loaded.config.n_kv_heads, w.config.n_kv_heads);
+    EXPECT_EQ(loaded.config.vocab_size, w.config.vocab_size);
+    EXPECT_EQ(loaded.token_embedding, w.token_embedding);
+    ASSERT_EQ(loaded.layers.size(), w.layers.size());
+    EXPECT_EQ(loaded.layers[1].wk, w.layers[1].wk);
+    EXPECT_EQ(loaded.layers[1].w3, w.layers[1].w3);
+    EXPECT_EQ(loaded.rms_final, w.rms_final);
+    EXPECT_EQ(loaded.wcls, w.wcls);
+    EXPECT_EQ(libtorch_tokens(loaded, 6), libtorch_tokens(w, 6));
+  }
+}
+
+std::string load_error(const std::string& path) {
+  try {
+    load_checkpoint(path);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "<no InvalidArgument>";
+}
+
+TEST(Llama, BadCheckpointsAreRefused) {
+  EXPECT_NE(load_error(temp_path("missing.bin")).find("cannot open"), std::string::npos);
+  const LlamaWeights w = random_weights(small_config(), 5);
+  const std::string path = temp_path("truncated.bin");
+  write_checkpoint(path, w);
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  EXPECT_NE(load_error(path).find("ends early"), std::string::npos) << load_error(path);
+  std::ofstream(path, std::ios::binary).write("\x40\0\0\0\xff\xff\xff\xff", 8);
+  EXPECT_NE(load_error(path).find("ends early"), std::string::npos) << load_error(path);
+  int32_t header[7] = {64, 160, 2, 3, 2, 512, 24};  // 64 % 3 != 0
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(header), sizeof header);
+  EXPECT_NE(load_error(path).find("invalid header"), std::string::npos) << load_error(path);
+}
+
+}  // namespace
+}  // namespace custody::workloads::llama
