@@ -287,6 +287,16 @@ absl::Status Onednn::binary(BinaryOp op, const KernelView& out, const KernelView
 
 absl::Status Onednn::binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
                                    const Scalar& s, bool scalar_first) {
+  // Large float32 `t + s`, `t - s`, `t * s` (and `s + t`, `s * t`): oneDNN's
+  // binary primitive with the scalar as a broadcast one-element operand, whose
+  // value is data, not part of the primitive (one cached primitive per shape).
+  const bool commutes = op == BinaryOp::kAdd || op == BinaryOp::kMul;
+  if (big_f32(out) && a.dtype == ScalarType::Float && (commutes || (op == BinaryOp::kSub && !scalar_first)) &&
+      !has_zero_stride(a)) {
+    float v = static_cast<float>(s.to_double());
+    const KernelView sv{&v, ScalarType::Float, a.sizes, Dims(a.sizes.size(), 0)};
+    return binary(op, out, a, sv);
+  }
   return loops::binary_scalar_loop(op, out, a, s, scalar_first);
 }
 

@@ -18,6 +18,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +59,8 @@ int lines_of_code(const std::string& workload, const std::string& policy) {
 
 const char* kUsage = R"(usage: compare [options]
   --workloads=mlp,llama,ops   workloads to run (default: all)
+  --contenders=a,b            only these contenders (tensor_ptr, dispose, scope, manual,
+                              gc:collect_every_step, gc:trigger_8MiB, gc:no_collection, libtorch)
   --steps=N                   steps per run (default: each workload's own; fewer with --quick)
   --quick                     a sub-minute run
   --all_backends              every backend, not only the selected one
@@ -80,6 +83,8 @@ Options parse(int argc, char** argv) {
       o.all_backends = true;
     } else if (auto v = value("--workloads")) {
       o.workloads = absl::StrSplit(*v, ',', absl::SkipEmpty());
+    } else if (auto v = value("--contenders")) {
+      o.contenders = absl::StrSplit(*v, ',', absl::SkipEmpty());
     } else if (auto v = value("--steps")) {
       o.steps = std::atoll(v->c_str());
       if (o.steps <= 0) throw InvalidArgument("compare: --steps must be a positive number, got " + *v);
@@ -162,8 +167,10 @@ void print_table(const WorkloadResult& r) {
 std::string plot(const Options& o, const WorkloadResult& r) {
   const std::string stem = o.out_dir + "/" + r.plan.name + "_" + r.backend + "_memory";
   std::vector<std::string> series;
+  int64_t bound = 0;
   for (const Measurement& m : r.runs) {
     if (!m.has_memory) continue;
+    bound = std::max(bound, m.lower_bound_bytes);
     std::string name = m.contender;
     for (char& c : name) {
       if (c == ':') c = '_';
@@ -189,6 +196,7 @@ std::string plot(const Options& o, const WorkloadResult& r) {
       << "set title '" << r.plan.name << " on " << r.backend << ": bytes in use (custody backend memory)'\n"
       << "set xlabel '" << r.plan.unit << "'\nset ylabel 'MiB in use'\nset key outside right\nset grid\n"
       << "set logscale y 2\n"
+      << absl::StrFormat("set yrange [%g:*]\n", std::max(1e-3, static_cast<double>(bound) / 4 / (1 << 20)))
       << "plot " << absl::StrJoin(series, ", \\\n     ") << "\n";
   }
   const std::string cmd = "gnuplot '" + script + "' 2>&1";
@@ -251,6 +259,10 @@ int run(int argc, char** argv) {
     for (WorkloadPlan& plan : b.plans(o)) {
       WorkloadResult r{b.name, plan, {}, ""};
       for (const Contender& c : plan.contenders) {
+        if (!o.contenders.empty() &&
+            std::find(o.contenders.begin(), o.contenders.end(), c.name) == o.contenders.end()) {
+          continue;
+        }
         Measurement m = b.measure(c, plan.steps);
         std::cerr << absl::StrFormat("  [%s/%s] %-22s median %8.3f ms/%s%s\n", b.name, plan.name, c.name,
                                      m.median_ms, plan.unit,

@@ -19,6 +19,7 @@ namespace custody::compare {
 
 struct Options {
   std::vector<std::string> workloads = {"mlp", "llama", "ops"};
+  std::vector<std::string> contenders;  // empty: all; else names such as "scope", "gc:trigger_8MiB", "libtorch"
   int64_t steps = 0;  // 0: each workload's default (or its quick count under --quick)
   bool quick = false;
   bool all_backends = false;
