@@ -175,7 +175,36 @@ absl::Status where_loop(const KernelView& out, const KernelView& cond, const Ker
                         const KernelView& b) {
   visit_compute_dtype(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    map<T, bool, T, T>(out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
+    // A broadcast scalar branch (`where(mask, x, 0)`, relu's backward) is
+    // captured by value: a two-input loop the compiler can vectorise.
+    const auto scalar_of = [](const KernelView& v) {
+      for (int64_t st : v.strides) {
+        if (st != 0) return false;
+      }
+      return true;
+    };
+    if (scalar_of(b) && out.is_contiguous() && cond.is_contiguous() && a.is_contiguous()) {
+      // Dense with a scalar branch: the mask read as bytes, so gcc vectorises the select.
+      const T y = *static_cast<const T*>(b.data);
+      T* o = static_cast<T*>(out.data);
+      const uint8_t* c = static_cast<const uint8_t*>(cond.data);
+      const T* x = static_cast<const T*>(a.data);
+      const int64_t n = out.numel();
+      const int threads = n >= kParallelGrain ? custody::num_threads() : 1;
+#pragma omp parallel for simd num_threads(threads) schedule(static)
+      for (int64_t i = 0; i < n; ++i) {
+        const T xi = x[i];  // read unconditionally: a select, not a branch on random mask bits
+        o[i] = c[i] != 0 ? xi : y;
+      }
+    } else if (scalar_of(b)) {
+      const T y = *static_cast<const T*>(b.data);
+      map<T, bool, T>(out, [y](bool c, T x) { return c ? x : y; }, cond, a);
+    } else if (scalar_of(a)) {
+      const T x = *static_cast<const T*>(a.data);
+      map<T, bool, T>(out, [x](bool c, T y) { return c ? x : y; }, cond, b);
+    } else {
+      map<T, bool, T, T>(out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
+    }
   });
   return absl::OkStatus();
 }
@@ -239,7 +268,7 @@ bool reduce_leading_dims(ReduceOp op, const KernelView& out, const KernelView& i
   if (rows <= 1 || cols <= 1) return false;
   const T* x = static_cast<const T*>(in.data);
   std::vector<double> acc(static_cast<size_t>(cols), 0.0);
-  const int threads = rows * cols >= kParallelGrain ? omp_get_max_threads() : 1;
+  const int threads = rows * cols >= kParallelGrain ? custody::num_threads() : 1;
 #pragma omp parallel num_threads(threads)
   {
     const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();

@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/threads.h"
 
 namespace custody::onednn_internal {
 
@@ -103,7 +104,7 @@ void strided_loop(IntSpan sizes, const std::array<char*, N>& base,
   // Large loops are split into one contiguous range of elements per OpenMP
   // thread (each element is written by exactly one `inner` call, so callers'
   // inner functions need no synchronisation).
-  const int threads = total >= kParallelGrain ? omp_get_max_threads() : 1;
+  const int threads = total >= kParallelGrain ? custody::num_threads() : 1;
   if (threads <= 1) {
     run_range(0, total);
     return;
@@ -135,7 +136,10 @@ void map(const KernelView& out, F&& f, const auto&... in_views) {
       const int64_t os = s[0] / static_cast<int64_t>(sizeof(Out));
       if (((s[I + 1] == static_cast<int64_t>(sizeof(In))) && ...) && os == 1) {
         // Dense inner run: plain pointer arithmetic, vectorisable.
+        // Elements are independent (an output may be an input at the same
+        // index, never at another), so the loop may be vectorised as is.
         std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[I + 1])...};
+#pragma omp simd
         for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<I>(ip)[i]...);
       } else {
         for (int64_t i = 0; i < n; ++i) {
