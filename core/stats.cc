@@ -17,8 +17,82 @@ std::string StatsSnapshot::to_string() const {
       reserved_bytes, num_alloc_retries, num_ooms);
 }
 
+namespace internal {
+
+constinit thread_local ThreadStatsCache thread_stats_cache{};
+
+namespace {
+
+std::atomic<ThreadStatsBlock*> g_blocks{nullptr};  // every block ever made (never freed)
+std::atomic<uint64_t> g_next_id{1};
+
+constinit thread_local bool thread_exiting = false;
+
+// Gives this thread's blocks back (to the next new thread) when it exits. A
+// destructor that counts after this one gets a block of its own, never given back.
+struct ThreadBlocks {
+  std::vector<ThreadStatsBlock*> held;
+  ~ThreadBlocks() {
+    thread_exiting = true;
+    thread_stats_cache = ThreadStatsCache{};
+    for (ThreadStatsBlock* b : held) b->in_use.store(false, std::memory_order_release);
+  }
+};
+
+}  // namespace
+}  // namespace internal
+
+MemoryStats::MemoryStats() : id_(internal::g_next_id.fetch_add(1, std::memory_order_relaxed)) {}
+
+internal::ThreadStatsBlock* MemoryStats::block_slow() {
+  using internal::ThreadStatsBlock;
+  // Take over a block of this MemoryStats a thread left, or make one.
+  ThreadStatsBlock* b = nullptr;
+  for (ThreadStatsBlock* it = internal::g_blocks.load(std::memory_order_acquire); it != nullptr; it = it->next) {
+    bool free = false;
+    if (it->owner == id_ && it->in_use.compare_exchange_strong(free, true, std::memory_order_acquire)) {
+      b = it;
+      break;
+    }
+  }
+  if (b == nullptr) {
+    b = new ThreadStatsBlock;  // never freed (Note [Per-thread counters])
+    b->owner = id_;
+    b->in_use.store(true, std::memory_order_relaxed);
+    b->next = internal::g_blocks.load(std::memory_order_relaxed);
+    while (!internal::g_blocks.compare_exchange_weak(b->next, b, std::memory_order_release,
+                                                     std::memory_order_relaxed)) {
+    }
+  }
+  if (!internal::thread_exiting) {
+    static thread_local internal::ThreadBlocks held;
+    held.held.push_back(b);
+  }
+  // Cache it in a free slot, else in place of the oldest (that block stays this thread's).
+  internal::ThreadStatsCache& c = internal::thread_stats_cache;
+  int slot = internal::ThreadStatsCache::kSlots - 1;
+  for (int i = 0; i < internal::ThreadStatsCache::kSlots; ++i) {
+    if (c.id[i] == 0) {
+      slot = i;
+      break;
+    }
+  }
+  c.id[slot] = id_;
+  c.block[slot] = b;
+  return b;
+}
+
+int64_t MemoryStats::sum(std::atomic<int64_t> internal::ThreadStatsBlock::*counter) const {
+  int64_t total = 0;
+  for (internal::ThreadStatsBlock* it = internal::g_blocks.load(std::memory_order_acquire); it != nullptr;
+       it = it->next) {
+    if (it->owner == id_) total += (it->*counter).load(std::memory_order_relaxed);
+  }
+  return total;
+}
+
 void MemoryStats::on_alloc(int64_t bytes, const void* address) {
-  num_allocs_.fetch_add(1, std::memory_order_relaxed);
+  internal::ThreadStatsBlock::add(block()->allocs, 1);
   const int64_t now = bytes_in_use_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   int64_t peak = peak_bytes_.load(std::memory_order_relaxed);
   while (now > peak && !peak_bytes_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
@@ -27,25 +101,19 @@ void MemoryStats::on_alloc(int64_t bytes, const void* address) {
 }
 
 void MemoryStats::on_free(int64_t bytes, const void* address) {
-  num_frees_.fetch_add(1, std::memory_order_relaxed);
+  internal::ThreadStatsBlock::add(block()->frees, 1);
   bytes_in_use_.fetch_sub(bytes, std::memory_order_relaxed);
   if (recording()) record(MemoryEventKind::kFree, bytes, address);
 }
 
-void MemoryStats::bump(std::atomic<int64_t>& counter, int64_t delta, MemoryEventKind kind,
-                       int64_t bytes) {
-  counter.fetch_add(delta, std::memory_order_relaxed);
-  if (recording()) record(kind, bytes);
-}
-
 StatsSnapshot MemoryStats::snapshot() const {
   StatsSnapshot s;
-  s.live_tensors = live_tensors_.load();
-  s.live_storages = live_storages_.load();
+  s.live_tensors = sum(&internal::ThreadStatsBlock::tensors);
+  s.live_storages = sum(&internal::ThreadStatsBlock::storages);
   s.bytes_in_use = bytes_in_use_.load();
   s.peak_bytes_in_use = peak_bytes_.load();
-  s.num_allocs = num_allocs_.load();
-  s.num_frees = num_frees_.load();
+  s.num_allocs = sum(&internal::ThreadStatsBlock::allocs);
+  s.num_frees = sum(&internal::ThreadStatsBlock::frees);
   s.reserved_bytes = reserved_bytes_.load();
   s.num_alloc_retries = num_alloc_retries_.load();
   s.num_ooms = num_ooms_.load();
@@ -67,7 +135,7 @@ void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* addres
   const double t =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   events_.push_back(MemoryEvent{t, bytes_in_use_.load(std::memory_order_relaxed),
-                                live_tensors_.load(std::memory_order_relaxed), kind, bytes,
+                                sum(&internal::ThreadStatsBlock::tensors), kind, bytes,
                                 address});
 }
 

@@ -33,6 +33,22 @@ namespace custody::onednn_internal {
 // Loops of at least this many elements run on every OpenMP thread.
 inline constexpr int64_t kParallelGrain = int64_t{1} << 15;
 
+// Runs fn(begin, end) over [0, n): inline below kParallelGrain, else one
+// contiguous range per thread.
+template <class F>
+void parallel_ranges(int64_t n, F&& fn) {
+  const int threads = n >= kParallelGrain ? custody::num_threads() : 1;
+  if (threads <= 1) {
+    fn(int64_t{0}, n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    fn(n * t / nt, n * (t + 1) / nt);
+  }
+}
+
 // Walks the elements of N views of the same sizes in row-major order, calling
 // `inner(ptrs, byte_strides, n)` for runs along the innermost (coalesced) dim.
 template <size_t N, class F>
@@ -104,16 +120,7 @@ void strided_loop(IntSpan sizes, const std::array<char*, N>& base,
   // Large loops are split into one contiguous range of elements per OpenMP
   // thread (each element is written by exactly one `inner` call, so callers'
   // inner functions need no synchronisation).
-  const int threads = total >= kParallelGrain ? custody::num_threads() : 1;
-  if (threads <= 1) {
-    run_range(0, total);
-    return;
-  }
-#pragma omp parallel num_threads(threads)
-  {
-    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-    run_range(total * t / nt, total * (t + 1) / nt);
-  }
+  parallel_ranges(total, run_range);
 }
 
 inline Dims byte_strides(const KernelView& v) {
@@ -126,6 +133,19 @@ inline Dims byte_strides(const KernelView& v) {
 // Elementwise map over N views (the first is written): f(T0& out, Ts... in).
 template <class Out, class... In, class F>
 void map(const KernelView& out, F&& f, const auto&... in_views) {
+  if (out.is_contiguous() && (in_views.is_contiguous() && ...)) {
+    // Every view dense in the same (row-major) order: one flat loop, no
+    // stride bookkeeping (most tiny tensors, most loop-path work).
+    Out* o = static_cast<Out*>(out.data);
+    const std::tuple<const In*...> ip{static_cast<const In*>(in_views.data)...};
+    parallel_ranges(out.numel(), [&](int64_t begin, int64_t end) {
+      [&]<size_t... I>(std::index_sequence<I...>) {
+#pragma omp simd
+        for (int64_t i = begin; i < end; ++i) o[i] = f(std::get<I>(ip)[i]...);
+      }(std::index_sequence_for<In...>{});
+    });
+    return;
+  }
   constexpr size_t N = 1 + sizeof...(In);
   std::array<char*, N> base{static_cast<char*>(out.data), static_cast<char*>(in_views.data)...};
   std::array<Dims, N> st{byte_strides(out), byte_strides(in_views)...};
