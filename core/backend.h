@@ -87,7 +87,7 @@ inline T random_sample(RandomDist dist, const RandomParams& p, uint64_t i) {
   return T();
 }
 
-// The backend contract (DESIGN §6), checked at compile time.
+// The backend contract (docs/design.md §6), checked at compile time.
 //
 //   name                      "onednn", "cuda", "aten"
 //   device()                  the Device its memory lives on

@@ -2,6 +2,8 @@
 
 #include "core/selected.h"
 
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace custody {
@@ -22,9 +24,28 @@ TEST(SelectedTensor, IsUsableWithoutNamingPolicyOrBackend) {
   custody::release(x);
 }
 
-TEST(SelectedTensor, DefaultPolicyIsScope) {
-#if defined(CUSTODY_SELECTED_POLICY_SCOPE)
-  EXPECT_STREQ(SelectedPolicy::name, "scope");
+// The README's first snippet, as a user pastes it into main(): no scope, no
+// release, under the default flags.
+TEST(SelectedTensor, TheReadmeSnippetRunsUnderTheDefaultFlags) {
+#if defined(CUSTODY_SELECTED_POLICY_TENSOR_PTR)
+  const int64_t live0 = SelectedBackend::stats().snapshot().live_tensors;
+  {
+    custody::Tensor x = custody::Tensor::randn({64, 128});
+    custody::Tensor w = custody::Tensor::randn({128, 10});
+    custody::Tensor y = x.matmul(w).relu().softmax(1);
+    std::vector<float> sums = y.sum(1).to_vector<float>();
+    ASSERT_EQ(sums.size(), 64u);
+    for (float s : sums) EXPECT_NEAR(s, 1.0f, 1e-5f);
+  }
+  EXPECT_EQ(SelectedBackend::stats().snapshot().live_tensors, live0) << "RAII gave everything back";
+#else
+  GTEST_SKIP() << "built with a non-default --//policies:policy";
+#endif
+}
+
+TEST(SelectedTensor, DefaultPolicyIsTensorPtr) {
+#if defined(CUSTODY_SELECTED_POLICY_TENSOR_PTR)
+  EXPECT_STREQ(SelectedPolicy::name, "tensor_ptr");
 #else
   GTEST_SKIP() << "built with a non-default --//policies:policy";
 #endif

@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // core/sites.h — creation and release sites for leak reports and lifetime
-// errors (DESIGN §4), shared by every policy.
+// errors (docs/design.md §4), shared by every policy.
 //
 //   CUSTODY_TRACK_SITES=1 ./my_program      // or custody::sites::set_tracking(true)
 //

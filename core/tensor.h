@@ -22,7 +22,7 @@
 // Every operation returns a fresh handle (a fresh reference), including
 // `alias()` and in-place ops (`add_` returns a new handle to the same
 // TensorImpl). Inputs are never consumed. What "fresh" costs and when it is
-// given back is the policy's contract (DESIGN §5).
+// given back is the policy's contract (docs/design.md §5).
 //
 // Accessors use ATen/ExecuTorch names (`dim() numel() sizes() ...`). Data
 // pointers are backend addresses: reading them from the host is valid only on

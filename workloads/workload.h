@@ -25,7 +25,7 @@ namespace custody::workloads {
 enum class GcMode {
   kPressureTrigger,   // only gc::ScopedPressureTrigger(trigger_bytes) collects
   kCollectEveryStep,  // gc::collect() after every step (and no trigger)
-  kNeither,           // nothing collects: technique 1 as the seeds warn against
+  kNeither,           // nothing collects: technique 1 as TorchSharp's guide warns
 };
 
 struct RunOptions {

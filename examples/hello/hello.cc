@@ -3,13 +3,13 @@
 // examples/hello — a first program against `custody::Tensor`, the handle type
 // chosen by the build flags (core/selected.h):
 //
-//   ./bazelw run //examples/hello                                    # scope on onednn
+//   ./bazelw run //examples/hello                                    # tensor_ptr on onednn
 //   ./bazelw run --//policies:policy=gc --//backends:backend=aten //examples/hello
 //
 // The code is the same under every policy: it gives each tensor back with
 // custody::release (G3), which every policy honours. The one policy-specific
-// line is the `Unscoped` guard: the default policy, scope, refuses to create a
-// tensor with no dispose scope open, and the guard (a no-op under the other
+// line is the `Unscoped` guard: the scope policy refuses to create a tensor
+// with no dispose scope open, and the guard (a no-op under the other
 // policies) lets this program own its tensors through their handles instead.
 
 #include <iostream>

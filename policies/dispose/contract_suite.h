@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 //
-// The dispose policy's own contract (DESIGN §5.3, TorchSharp technique 2), run
+// The dispose policy's own contract (docs/design.md §5.3, TorchSharp technique 2), run
 // on every backend; and the test idiom the generic suites use under this
 // policy: every alias a test body creates on its thread is disposed when the
 // body ends (what `using var` on each temporary would do in C#).

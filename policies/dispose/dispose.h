@@ -13,7 +13,7 @@
 //   b.dispose();                   // idempotent, as TorchSharp
 //   T d = b;  d.dim();             // LifetimeError: the alias was disposed
 //
-// Contract (DESIGN §5.3):
+// Contract (docs/design.md §5.3):
 //  * A handle refers to an *alias*, which owns one reference on the tensor.
 //    Copying a handle copies the reference to the same alias (C# reference
 //    semantics); the handle's C++ destructor does nothing to the tensor.

@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 //
-// policies/gc/contract_suite.h — the gc policy's own contract (DESIGN §5.5,
+// policies/gc/contract_suite.h — the gc policy's own contract (docs/design.md §5.5,
 // TorchSharp's memory guide, technique 1), typed on the handle
 // `BasicTensor<gc::Policy, B>` and run on every backend by
 // //tests/conformance:instantiate.cc; and the test idiom the generic suites use
@@ -304,7 +304,7 @@ TYPED_TEST_P(GcContractTest, EveryOpResultIsAFreshAlias) {
   using T = TypeParam;
   T a = T::ones({2});
   const int64_t live = gc::stats().live_aliases;
-  T r = a.add_(1);  // in place: a fresh alias of the same tensor (the seed's rule)
+  T r = a.add_(1);  // in place: a fresh alias of the same tensor (G8)
   EXPECT_EQ(gc::stats().live_aliases, live + 1);
   EXPECT_EQ(&r.impl(), &a.impl());
   r.dispose();

@@ -21,7 +21,7 @@
 //     T z = x.add(1);
 //   }).join();
 //
-// Contract (DESIGN §5.5):
+// Contract (docs/design.md §5.5):
 //  * A handle is one pointer to an *alias*: a small object allocated by the
 //    Boehm–Demers–Weiser collector (libgc) that owns one reference on the
 //    TensorImpl. Copying a handle copies the pointer (C# reference semantics:

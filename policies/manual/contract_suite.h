@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // policies/manual/contract_suite.h — the `manual` policy's own contract
-// (DESIGN §5.6 and TH's golden rule of reference counting), typed on the handle
+// (docs/design.md §5.6 and TH's golden rule of reference counting), typed on the handle
 // `BasicTensor<manual::Policy, B>` and run for every backend B by
 // //tests/conformance:instantiate.cc; and the test idiom the generic suites use
 // under this policy.
@@ -111,7 +111,7 @@ T new_product_matmul(const T& a, const T& b) {
   }
 }
 
-// The seed's newContiguous example, written out: retain when already in shape,
+// TH's newContiguous example, written out: retain when already in shape,
 // so the end of the function frees unconditionally.
 template <class T>
 float kernel_total(const T& k) {
@@ -297,7 +297,7 @@ TYPED_TEST_P(ManualContractTest, RetainOfAFreedReferenceCannotResurrectIt) {
   EXPECT_EQ(mt::refcount(a), 0);
 }
 
-// ---- new_contiguous (the seed's example) --------------------------------------------
+// ---- new_contiguous (TH's example of the rule) --------------------------------------------
 
 TYPED_TEST_P(ManualContractTest, NewContiguousOfAContiguousTensorIsItRetained) {
   CUSTODY_MANUAL_PRELUDE;
@@ -755,7 +755,7 @@ TYPED_TEST_P(ManualContractTest, PassingAHandleDoesNotPassTheReference) {
 }
 
 TYPED_TEST_P(ManualContractTest, HandingOverWithoutRetainMovesTheReference) {
-  // The seed's one exception: after a move, the old owner must NOT free.
+  // TH's one exception to the golden rule: after a move, the old owner must NOT free.
   CUSTODY_MANUAL_PRELUDE;
   std::vector<T> owner;
   T a = T::ones({3});

@@ -23,7 +23,7 @@
 //                                            // x was created and where it was freed before
 //   std::cout << manual::leak_report_string();   // every reference not yet freed
 //
-// Contract (DESIGN §5.6, TH's golden rule):
+// Contract (docs/design.md §5.6, TH's golden rule):
 //  * A handle is a plain value, like a `THTensor*`: copying it copies the
 //    pointer (no count changes) and its destructor does nothing. It names one
 //    *reference entry* in the policy's ledger (Note [References and entries]).
@@ -36,7 +36,7 @@
 //    else a fresh contiguous copy — either way a +1 reference to free.
 //  * `free(t)` takes one from the count; at zero the tensor reference is given
 //    back to core (memory returns when no other reference or view remains).
-//    `custody::release(t)` (DESIGN §5.1 G3) is the same free. Freeing a default
+//    `custody::release(t)` (docs/design.md §5.1 G3) is the same free. Freeing a default
 //    (null) handle does nothing, as `THTensor_(free)(NULL)`.
 //  * A free past zero is a LifetimeError naming the reference, where it was
 //    created and where it was freed before (with CUSTODY_TRACK_SITES=1 or
@@ -289,7 +289,7 @@ T retain(const T& t) {
 }
 
 // `t` retained when it is already contiguous, else a fresh contiguous copy; a
-// +1 reference either way, so the caller frees it unconditionally (the seed's
+// +1 reference either way, so the caller frees it unconditionally (TH's
 // `newContiguous` idiom).
 template <ManualTensor T>
 T new_contiguous(const T& t) {

@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 //
-// The scope policy's own contract (DESIGN §5.4: TorchSharp technique 3 and
+// The scope policy's own contract (docs/design.md §5.4: TorchSharp technique 3 and
 // ocaml-torch's rc scopes), run on every backend; and the test idiom the
 // generic suites use under this policy: a dispose scope around each test body
 // (and around each thread's work in the threads suite).
@@ -692,7 +692,7 @@ TYPED_TEST_P(ScopeContractTest, WithRcScopeDisposesEverythingAndReturnsTheValue)
 }
 
 TYPED_TEST_P(ScopeContractTest, WithRcScopeTensorTransfersWithRefcountOne) {
-  // The seed's example: nested with_rc_scope_tensor, refcount 1 inside and after.
+  // ocaml-torch's rc-scope example: nested with_rc_scope_tensor, refcount 1 inside and after.
   using T = TypeParam;
   const int64_t live0 = TestFixture::live();
   int64_t inner_rc = 0, out_rc = 0;

@@ -2,7 +2,6 @@
 //
 // policies/scope/scope.h — the `scope` ownership policy: TorchSharp's
 // technique 3 (dynamic dispose scopes) with ocaml-torch's rc-scope forms.
-// It is the default policy of custody::Tensor.
 //
 //   using T = custody::BasicTensor<custody::scope::Policy, custody::Onednn>;
 //   namespace scope = custody::scope;
@@ -19,7 +18,7 @@
 //     return T::ones({2}).mul(3);                // the result moves to the outer scope
 //   });
 //
-// Contract (DESIGN §5.4):
+// Contract (docs/design.md §5.4):
 //  * Each thread has a stack of dynamic scopes. A tensor created while a scope
 //    is innermost on the creating thread is registered there; when the scope
 //    ends (its DisposeScope is destroyed or `dispose()`d), everything still

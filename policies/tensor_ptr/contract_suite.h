@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // policies/tensor_ptr/contract_suite.h — the `tensor_ptr` policy's own contract
-// (DESIGN §5.1–5.2 and ExecuTorch's "Managing Tensor Memory in C++" guide),
+// (docs/design.md §5.1–5.2 and ExecuTorch's "Managing Tensor Memory in C++" guide),
 // typed on the handle `BasicTensor<tensor_ptr::Policy, B>` and instantiated for
 // every backend B by //tests/conformance:instantiate.cc.
 //
@@ -248,7 +248,7 @@ TYPED_TEST_P(TensorPtrContractTest, DataSizeMismatchIsInvalidArgument) {
 
 TYPED_TEST_P(TensorPtrContractTest, VectorWithDtypeCastsIntToDouble) {
   CUSTODY_TP_PRELUDE;
-  TP t = make_tensor_ptr<B>({1, 2, 3, 4, 5, 6}, ScalarType::Double);  // the seed's example
+  TP t = make_tensor_ptr<B>({1, 2, 3, 4, 5, 6}, ScalarType::Double);  // ExecuTorch's guide: ints cast to double
   EXPECT_EQ(t.scalar_type(), ScalarType::Double);
   EXPECT_EQ(vec(t.sizes()), (I64s{6})) << "without sizes the tensor is 1-D";
   EXPECT_EQ(vals<double>(t), (std::vector<double>{1, 2, 3, 4, 5, 6}));

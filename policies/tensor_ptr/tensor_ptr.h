@@ -9,7 +9,7 @@
 //   auto v = t.add(1.5);               // a fresh TensorPtr
 //   t.reset();                         // gives t's reference back; u still valid
 //
-// Contract (DESIGN §5.2):
+// Contract (docs/design.md §5.2):
 //  * A handle owns one reference; copying shares (+1), destruction or reset()
 //    gives it back; the last reference frees metadata and data (or runs the
 //    from_blob deleter, exactly once).

@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 //
-// The generic lifetime contract G1–G9 (DESIGN §5.1), for every policy and
+// The generic lifetime contract G1–G9 (docs/design.md §5.1), for every policy and
 // backend. Tests follow only what all policies share: `custody::release(t)`
 // gives a handle's reference back (G3), and using a released handle is a
 // LifetimeError (G4). What happens to handles nobody releases is the policy's

@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // tests/conformance/numerics_suite.h — `NumericsTest`: every computing op of
-// the op set v1 (DESIGN §4) checked against libtorch (tests/conformance/oracle.h)
+// the op set v1 (docs/design.md §4) checked against libtorch (tests/conformance/oracle.h)
 // on the same inputs, for every dtype the op supports, on every combination.
 //
 // Inputs are deterministic (std::mt19937 with a fixed seed), built with

@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // tests/conformance/oracle.h — libtorch as the independent numerical oracle of
-// the conformance suite (DESIGN §8: "numerics are checked against libtorch on
+// the conformance suite (docs/design.md §8: "numerics are checked against libtorch on
 // the same inputs, for every op and dtype, with stated tolerances").
 //
 // Tensors cross the boundary as `HostTensor`s: a dtype, sizes and the values in

@@ -8,11 +8,15 @@ An allowed_string_flag given a value outside `values` fails the analysis of the 
 every target that depends on it, with the list of allowed values.
 """
 
-# The axes of the conformance matrix, in the order tables print them (DESIGN §2, §7). Every policy
+# The axes of the conformance matrix, in the order tables print them (docs/design.md §2, §7). Every policy
 # and backend package, the flags below and the matrix macro read these lists.
 POLICIES = ["tensor_ptr", "dispose", "scope", "gc", "manual"]
 
 BACKENDS = ["onednn", "cuda", "aten"]
+
+# The values --//backends:backend accepts: the backends that exist. (cuda stays in BACKENDS for the
+# matrix macro and the CUDA gating; it joins this list with backends/cuda.)
+SELECTABLE_BACKENDS = ["onednn", "aten"]
 
 FlagInfo = provider(
     doc = "The value of a custody build setting.",

@@ -3,7 +3,7 @@
 // workloads/mlp/gc.h — the MLP step under gc (TorchSharp technique 1): no
 // tensor is given back by hand; the collector's finalizers do it. How often
 // the collector runs is the RunOptions' GcMode: the pressure trigger, a
-// collection after every step, or neither (the seeds' failure).
+// collection after every step, or neither (the failure TorchSharp's memory guide describes).
 
 #ifndef CUSTODY_WORKLOADS_MLP_GC_H_
 #define CUSTODY_WORKLOADS_MLP_GC_H_
