@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "backends/onednn/internal/loops.h"
 #include "core/host_allocator.h"
@@ -22,6 +23,8 @@
 #include "oneapi/dnnl/dnnl.hpp"
 
 #include <omp.h>
+
+#include <array>
 
 namespace custody {
 namespace {
@@ -65,7 +68,7 @@ class PrimitiveCache {
   // The primitive for `key`, made by `make()` on first use; empty when oneDNN
   // would run a reference kernel or rejects the descriptor.
   template <class Make>
-  dnnl::primitive get(const std::string& key, Make&& make) {
+  dnnl::primitive get(absl::string_view key, Make&& make) {
     {
       SpinLockHolder lock(&mu_);
       auto it = cache_.find(key);
@@ -82,7 +85,7 @@ class PrimitiveCache {
     if (p && absl::StartsWith(impl, "ref")) p = dnnl::primitive();
     SpinLockHolder lock(&mu_);
     if (cache_.size() > 4096) cache_.clear();  // bounded: shapes churn in odd workloads
-    cache_.emplace(key, p);
+    cache_.emplace(std::string(key), p);
     if (!p) ++rejected_;
     if (log_.size() < 4096) log_.push_back(absl::StrCat(key, " -> ", impl, p ? "" : " (rejected)"));
     return p;
@@ -121,8 +124,12 @@ PrimitiveCache& cache() {
 
 dnnl::memory::dims to_dims(IntSpan s) { return dnnl::memory::dims(s.begin(), s.end()); }
 
-std::string key_of(const char* op, std::initializer_list<const KernelView*> views, int64_t extra = 0) {
-  std::string k = absl::StrCat(op, ":", extra);
+// The cache key of a primitive for `views`, built in a per-thread buffer (no
+// allocation once it has grown); valid until this thread's next key_of.
+absl::string_view key_of(const char* op, std::initializer_list<const KernelView*> views, int64_t extra = 0) {
+  thread_local std::string k;
+  k.clear();
+  absl::StrAppend(&k, op, ":", extra);
   for (const KernelView* v : views) {
     absl::StrAppend(&k, "|", static_cast<int>(v->dtype), ":");
     for (size_t i = 0; i < v->sizes.size(); ++i) absl::StrAppend(&k, v->sizes[i], "/", v->strides[i], ",");
@@ -130,12 +137,45 @@ std::string key_of(const char* op, std::initializer_list<const KernelView*> view
   return k;
 }
 
+struct ArgKey {
+  dnnl_primitive_t primitive;
+  int kind;
+  bool operator==(const ArgKey&) const = default;
+  template <class H>
+  friend H AbslHashValue(H h, const ArgKey& k) {
+    return H::combine(std::move(h), k.primitive, k.kind);
+  }
+};
+
+struct Arg {
+  int kind;                        // DNNL_ARG_*
+  const dnnl::memory::desc& desc;  // what the primitive was made for
+  void* data;
+};
+
 // Runs `p` on this thread's stream; false (nothing run) when `p` is empty.
-bool execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args) {
+// The memory objects of each (primitive, argument) are kept per thread and
+// pointed at this call's data (set_data_handle), so a call allocates nothing:
+// creating them and an argument map each time cost about 1 µs per primitive.
+bool execute(const dnnl::primitive& p, std::initializer_list<Arg> args) {
   if (!p) return false;
   apply_threads();
   thread_local dnnl::stream s(engine());
-  p.execute(s, args);
+  thread_local absl::flat_hash_map<ArgKey, dnnl::memory> memories;
+  if (memories.size() > 8192) memories.clear();  // bounded, as the primitive cache
+  std::array<dnnl_exec_arg_t, 4> c_args;
+  size_t n = 0;
+  for (const Arg& a : args) {
+    dnnl::memory& m = memories[ArgKey{p.get(), a.kind}];
+    if (!m || m.get_desc() != a.desc) {
+      m = dnnl::memory(a.desc, engine(), a.data);
+    } else {
+      m.set_data_handle(a.data);
+    }
+    c_args[n++] = dnnl_exec_arg_t{a.kind, m.get()};
+  }
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(p.get(), s.get(), static_cast<int>(n), c_args.data()),
+                          "could not execute a primitive");
   s.wait();
   g_primitive_calls.fetch_add(1, std::memory_order_relaxed);
   return true;
@@ -160,10 +200,6 @@ dnnl::memory::dims dnnl_strides(const KernelView& v) {
 dnnl::memory::desc md(const KernelView& v) {
   if (v.sizes.empty()) return dnnl::memory::desc({1}, dt::f32, dnnl::memory::dims{1});
   return dnnl::memory::desc(to_dims(v.sizes), dt::f32, dnnl_strides(v));
-}
-
-dnnl::memory mem(const dnnl::memory::desc& d, const KernelView& v) {
-  return dnnl::memory(d, engine(), v.data);
 }
 
 bool big_f32(const KernelView& v) {
@@ -241,7 +277,7 @@ absl::Status Onednn::copy(const KernelView& dst, const KernelView& src) {
           auto p = cache().get(key_of("reorder", {&dst, &src}), [&] {
             return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), smd, engine(), dmd));
           });
-          return execute(p, {{DNNL_ARG_FROM, mem(smd, src)}, {DNNL_ARG_TO, mem(dmd, dst)}});
+          return execute(p, {{DNNL_ARG_FROM, smd, src.data}, {DNNL_ARG_TO, dmd, dst.data}});
         })) {
       return absl::OkStatus();
     }
@@ -277,8 +313,8 @@ absl::Status Onednn::binary(BinaryOp op, const KernelView& out, const KernelView
         auto p = cache().get(key_of("binary", {&out, s0, &src1}, static_cast<int>(alg)), [&] {
           return dnnl::binary(dnnl::binary::primitive_desc(dnnl::binary::desc(alg, m0, m1, mo), engine()));
         });
-        return execute(p, {{DNNL_ARG_SRC_0, mem(m0, *s0)}, {DNNL_ARG_SRC_1, mem(m1, src1)},
-                    {DNNL_ARG_DST, mem(mo, out)}});
+        return execute(p, {{DNNL_ARG_SRC_0, m0, s0->data}, {DNNL_ARG_SRC_1, m1, src1.data},
+                    {DNNL_ARG_DST, mo, out.data}});
       })) {
     return absl::OkStatus();
   }
@@ -325,7 +361,7 @@ absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& 
               dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, m, alpha, beta),
               engine()));
         });
-        return execute(p, {{DNNL_ARG_SRC, mem(m, in)}, {DNNL_ARG_DST, mem(m, out)}});
+        return execute(p, {{DNNL_ARG_SRC, m, in.data}, {DNNL_ARG_DST, m, out.data}});
       })) {
     return absl::OkStatus();
   }
@@ -349,7 +385,7 @@ absl::Status Onednn::reduce(ReduceOp op, const KernelView& out, const KernelView
             return dnnl::reduction(dnnl::reduction::primitive_desc(
                 dnnl::reduction::desc(alg, mi, mo, 0.f, 0.f), engine()));
           });
-          return execute(p, {{DNNL_ARG_SRC, mem(mi, in)}, {DNNL_ARG_DST, mem(mo, out)}});
+          return execute(p, {{DNNL_ARG_SRC, mi, in.data}, {DNNL_ARG_DST, mo, out.data}});
         })) {
       return absl::OkStatus();
     }
@@ -374,7 +410,7 @@ absl::Status Onednn::softmax(const KernelView& out, const KernelView& in, int64_
                   dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, m, axis), engine()));
             });
           }
-          return execute(p, {{DNNL_ARG_SRC, mem(m, in)}, {DNNL_ARG_DST, mem(m, out)}});
+          return execute(p, {{DNNL_ARG_SRC, m, in.data}, {DNNL_ARG_DST, m, out.data}});
         })) {
       return absl::OkStatus();
     }
@@ -449,8 +485,8 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
         auto p = cache().get(key_of("matmul", {&sa, &sb, &o}), [&] {
           return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ma, mb, mo), engine()));
         });
-        return execute(p, {{DNNL_ARG_SRC, mem(ma, sa)}, {DNNL_ARG_WEIGHTS, mem(mb, sb)},
-                           {DNNL_ARG_DST, mem(mo, o)}});
+        return execute(p, {{DNNL_ARG_SRC, ma, sa.data}, {DNNL_ARG_WEIGHTS, mb, sb.data},
+                           {DNNL_ARG_DST, mo, o.data}});
       })) {
     if (o.sizes[0] == out.sizes[0]) return absl::OkStatus();
     KernelView first = o, rest = out;
