@@ -23,12 +23,18 @@ FlagInfo = provider(
     fields = {"value": "the flag's value (string or bool)"},
 )
 
+def _flag_spelling(label):
+    """How the flag is written on the command line: //pkg:name in custody, @custody//pkg:name outside."""
+    if label.workspace_name:
+        return "@{}//{}:{}".format(label.workspace_name, label.package, label.name)
+    return "//{}:{}".format(label.package, label.name)
+
 def _allowed_string_flag_impl(ctx):
     value = ctx.build_setting_value
     if value not in ctx.attr.values:
         fail("invalid value '{}' for --{}; allowed values: {}".format(
             value,
-            str(ctx.label).lstrip("@"),
+            _flag_spelling(ctx.label),
             ", ".join(ctx.attr.values),
         ))
     return [FlagInfo(value = value)]
