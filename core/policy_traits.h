@@ -22,9 +22,26 @@
 #ifndef CUSTODY_CORE_POLICY_TRAITS_H_
 #define CUSTODY_CORE_POLICY_TRAITS_H_
 
+#include <concepts>
 #include <vector>
 
 namespace custody {
+
+namespace internal {
+// Stands in for BasicTensor when a policy's handle template is named in a concept.
+struct PolicyProbe;
+}  // namespace internal
+
+// What an ownership policy provides (core/tensor.h, docs/design.md §5): a name
+// and `template <class Derived> class Handle`, the CRTP base of BasicTensor.
+// BasicTensor<Policy, Backend> requires it, and each policy checks itself with
+// `static_assert(OwnershipPolicy<Policy>)` beside its definition, so a policy
+// that misses a piece fails there, not deep inside core/tensor.h.
+template <class P>
+concept OwnershipPolicy = requires {
+  { P::name } -> std::convertible_to<const char*>;
+  typename P::template Handle<internal::PolicyProbe>;
+};
 
 struct DefaultPolicyTraits {
   // Where handles kept on the heap (outside local variables) live.

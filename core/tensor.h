@@ -40,6 +40,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/policy_traits.h"
 #include "core/random.h"
 #include "core/scalar.h"
 #include "core/shape.h"
@@ -51,7 +52,7 @@ template <class T>
 concept ScalarLike = (std::is_arithmetic_v<T> || std::is_same_v<T, Scalar>);
 
 template <class Policy, class B>
-  requires Backend<B>
+  requires OwnershipPolicy<Policy> && Backend<B>
 class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   using HandleBase = typename Policy::template Handle<BasicTensor<Policy, B>>;
   using Ops = internal::Ops<B>;
@@ -445,7 +446,7 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   void release() { this->release_reference(); }
 
  protected:
-  template <class P2, class B2> requires Backend<B2> friend class BasicTensor;
+  template <class P2, class B2> requires OwnershipPolicy<P2> && Backend<B2> friend class BasicTensor;
 };
 
 // ---- free functions (ATen style) ----------------------------------------------

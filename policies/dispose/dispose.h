@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/policy_traits.h"
 #include "core/sites.h"
 #include "core/tensor_impl.h"
 
@@ -210,6 +211,7 @@ struct Policy {
     internal::Alias* alias_ = nullptr;
   };
 };
+static_assert(OwnershipPolicy<Policy>);
 
 // `auto t = disposing(expr);` — the `using var` of C++: a handle that disposes
 // its alias at the end of the enclosing block.

@@ -339,6 +339,7 @@ struct Policy {
     internal::Alias* alias_ = nullptr;
   };
 };
+static_assert(OwnershipPolicy<Policy>);
 
 // ---- collection --------------------------------------------------------------
 

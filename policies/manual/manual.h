@@ -133,6 +133,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/policy_traits.h"
 #include "core/sites.h"
 #include "core/shape.h"
 #include "core/tensor_impl.h"
@@ -264,6 +265,7 @@ struct Policy {
     internal::EntryId id_;
   };
 };
+static_assert(OwnershipPolicy<Policy>);
 
 // A BasicTensor<manual::Policy, B> for any backend B.
 template <class T>

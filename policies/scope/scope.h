@@ -211,6 +211,7 @@ struct Policy {
     internal::Entry* entry_ = nullptr;
   };
 };
+static_assert(OwnershipPolicy<Policy>);
 
 template <class T>
 concept ScopeHandle = requires { typename T::policy_type; } &&

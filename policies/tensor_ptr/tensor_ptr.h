@@ -40,6 +40,7 @@
 
 #include "absl/strings/str_format.h"
 #include "core/error.h"
+#include "core/policy_traits.h"
 #include "core/tensor.h"
 #include "core/tensor_impl.h"
 
@@ -84,6 +85,7 @@ struct Policy {
     ImplRef ref_;
   };
 };
+static_assert(OwnershipPolicy<Policy>);
 
 // `TensorPtr<B>` is the policy's handle on backend B.
 template <class B>
