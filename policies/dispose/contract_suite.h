@@ -15,18 +15,10 @@
 
 #include "core/sites.h"
 #include "policies/dispose/dispose.h"
+#include "policies/dispose/testing.h"
 #include "tests/conformance/harness.h"
 
 namespace custody::testing {
-
-template <>
-struct PolicyIdiom<dispose::Policy> {
-  struct Guard {
-    uint64_t since = dispose::testing::next_serial();
-    ~Guard() { dispose::testing::dispose_created_on_this_thread_since(since); }
-  };
-  static void settle() {}
-};
 
 template <class T>
 class DisposeContractTest : public ConformanceTest<T> {};

@@ -31,24 +31,10 @@
 #include "absl/synchronization/notification.h"
 #include "core/sites.h"
 #include "policies/gc/gc.h"
+#include "policies/gc/testing.h"
 #include "tests/conformance/harness.h"
 
 namespace custody::testing {
-
-// The idiom: the thread is registered with the collector for the body (a
-// no-op on the main thread), and when the body ends every alias it created on
-// this thread that still holds a reference is disposed — conservative scanning
-// may keep a stray alias alive past any number of collections, and the G6
-// check must be deterministic. settle() is a collection.
-template <>
-struct PolicyIdiom<gc::Policy> {
-  struct Guard {
-    gc::ThreadRegistration registration;  // first member: unregisters after the cleanup below
-    uint64_t since = gc::testing::next_serial();
-    ~Guard() { gc::testing::dispose_created_on_this_thread_since(since); }
-  };
-  static void settle() { gc::collect(); }
-};
 
 namespace gc_contract {
 

@@ -27,21 +27,10 @@
 #include "core/sites.h"
 #include "gtest/gtest.h"
 #include "policies/manual/manual.h"
+#include "policies/manual/testing.h"
 #include "tests/conformance/harness.h"
 
 namespace custody::testing {
-
-// The generic suites release every handle they name but also chain
-// temporaries (`values_of(a.mul(b))`); under manual those are unfreed +1
-// references, so the idiom frees whatever the body created on its thread.
-template <>
-struct PolicyIdiom<manual::Policy> {
-  struct Guard {
-    uint64_t since = manual::testing::next_reference_id();
-    ~Guard() { manual::testing::free_created_on_this_thread_since(since); }
-  };
-  static void settle() {}
-};
 
 namespace manual_contract {
 

@@ -20,15 +20,10 @@
 
 #include "core/sites.h"
 #include "policies/scope/scope.h"
+#include "policies/scope/testing.h"
 #include "tests/conformance/harness.h"
 
 namespace custody::testing {
-
-template <>
-struct PolicyIdiom<scope::Policy> {
-  using Guard = scope::DisposeScope;
-  static void settle() {}
-};
 
 template <class T>
 class ScopeContractTest : public ConformanceTest<T> {

@@ -29,6 +29,7 @@
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "policies/tensor_ptr/make.h"
+#include "policies/tensor_ptr/testing.h"
 #include "policies/tensor_ptr/tensor_ptr.h"
 #include "tests/conformance/harness.h"
 

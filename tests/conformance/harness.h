@@ -5,7 +5,8 @@
 //
 //  * Skips the test with a clear message when the backend is unavailable
 //    (e.g. cuda on a machine without a GPU).
-//  * Holds the policy's test idiom for the whole body (`PolicyIdiom<Policy>`:
+//  * Holds the policy's test idiom for the whole body (`PolicyIdiom<Policy>`,
+//    tests/conformance/policy_idiom.h, defined in policies/<name>/testing.h:
 //    nothing for tensor_ptr, a dispose scope for scope, ...).
 //  * G6: after the body and the idiom's cleanup, live tensors, live storages and
 //    bytes in use are back exactly at their values before the test.
@@ -25,18 +26,9 @@
 #include "core/policy_traits.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
+#include "tests/conformance/policy_idiom.h"
 
 namespace custody::testing {
-
-// A policy's per-test idiom: an RAII object alive around the test body, and
-// how a test frees a handle it no longer needs. Policies specialise this.
-template <class Policy>
-struct PolicyIdiom {
-  struct Guard {};
-  // After `Guard` is destroyed, has every handle created in the body been given
-  // back? (False for policies whose memory returns later, e.g. gc before a collect.)
-  static void settle() {}
-};
 
 // Where a test keeps handles on the heap (core/policy_traits.h; gc::vector under gc).
 using custody::HandleVector;

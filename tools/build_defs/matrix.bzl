@@ -57,13 +57,24 @@ def conformance_matrix(combinations, suites, size = "medium", shard_count = 1):
     native.test_suite(name = "all", tests = names)
 
 def policy_contract_suite(policy):
-    """A policy package's `:contract_suite`: its typed contract_suite.h, run by the matrix."""
+    """A policy package's `:testing` (testing.h: its PolicyIdiom) and `:contract_suite` (its typed
+    contract_suite.h, run by the matrix, which therefore always has the policy's idiom)."""
+    native.cc_library(
+        name = "testing",
+        testonly = True,
+        hdrs = ["testing.h"],
+        deps = [
+            ":" + policy,
+            "//tests/conformance:policy_idiom",
+        ],
+    )
     native.cc_library(
         name = "contract_suite",
         testonly = True,
         hdrs = ["contract_suite.h"],
         deps = [
             ":" + policy,
+            ":testing",
             "//tests/conformance:suites",
             "//third_party:gtest",
         ],

@@ -1,0 +1,28 @@
+// Copyright 2026 The custody Authors.
+//
+// policies/dispose/testing.h — the dispose policy's test idiom, `PolicyIdiom<dispose::Policy>`
+// (tests/conformance/policy_idiom.h): what surrounds every test body of this
+// policy, in the conformance matrix and in any other test.
+
+#ifndef CUSTODY_POLICIES_DISPOSE_TESTING_H_
+#define CUSTODY_POLICIES_DISPOSE_TESTING_H_
+
+#include <cstdint>
+
+#include "policies/dispose/dispose.h"
+#include "tests/conformance/policy_idiom.h"
+
+namespace custody::testing {
+
+template <>
+struct PolicyIdiom<dispose::Policy> {
+  struct Guard {
+    uint64_t since = dispose::testing::next_serial();
+    ~Guard() { dispose::testing::dispose_created_on_this_thread_since(since); }
+  };
+  static void settle() {}
+};
+
+}  // namespace custody::testing
+
+#endif  // CUSTODY_POLICIES_DISPOSE_TESTING_H_

@@ -1,0 +1,34 @@
+// Copyright 2026 The custody Authors.
+//
+// policies/gc/testing.h — the gc policy's test idiom, `PolicyIdiom<gc::Policy>`
+// (tests/conformance/policy_idiom.h): what surrounds every test body of this
+// policy, in the conformance matrix and in any other test.
+
+#ifndef CUSTODY_POLICIES_GC_TESTING_H_
+#define CUSTODY_POLICIES_GC_TESTING_H_
+
+#include <cstdint>
+
+#include "policies/gc/gc.h"
+#include "tests/conformance/policy_idiom.h"
+
+namespace custody::testing {
+
+// The idiom: the thread is registered with the collector for the body (a
+// no-op on the main thread), and when the body ends every alias it created on
+// this thread that still holds a reference is disposed — conservative scanning
+// may keep a stray alias alive past any number of collections, and the G6
+// check must be deterministic. settle() is a collection.
+template <>
+struct PolicyIdiom<gc::Policy> {
+  struct Guard {
+    gc::ThreadRegistration registration;  // first member: unregisters after the cleanup below
+    uint64_t since = gc::testing::next_serial();
+    ~Guard() { gc::testing::dispose_created_on_this_thread_since(since); }
+  };
+  static void settle() { gc::collect(); }
+};
+
+}  // namespace custody::testing
+
+#endif  // CUSTODY_POLICIES_GC_TESTING_H_

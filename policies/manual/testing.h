@@ -1,0 +1,31 @@
+// Copyright 2026 The custody Authors.
+//
+// policies/manual/testing.h — the manual policy's test idiom, `PolicyIdiom<manual::Policy>`
+// (tests/conformance/policy_idiom.h): what surrounds every test body of this
+// policy, in the conformance matrix and in any other test.
+
+#ifndef CUSTODY_POLICIES_MANUAL_TESTING_H_
+#define CUSTODY_POLICIES_MANUAL_TESTING_H_
+
+#include <cstdint>
+
+#include "policies/manual/manual.h"
+#include "tests/conformance/policy_idiom.h"
+
+namespace custody::testing {
+
+// The generic suites release every handle they name but also chain
+// temporaries (`values_of(a.mul(b))`); under manual those are unfreed +1
+// references, so the idiom frees whatever the body created on its thread.
+template <>
+struct PolicyIdiom<manual::Policy> {
+  struct Guard {
+    uint64_t since = manual::testing::next_reference_id();
+    ~Guard() { manual::testing::free_created_on_this_thread_since(since); }
+  };
+  static void settle() {}
+};
+
+}  // namespace custody::testing
+
+#endif  // CUSTODY_POLICIES_MANUAL_TESTING_H_
