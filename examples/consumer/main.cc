@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "core/policy_traits.h"
-#include "core/selected.h"
+#include "custody/tensor.h"
 
 int main() {
   // Under the scope policy tensors need a dispose scope; this guard lets the handles own them.

@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // examples/hello — a first program against `custody::Tensor`, the handle type
-// chosen by the build flags (core/selected.h):
+// chosen by the build flags (custody/tensor.h):
 //
 //   ./bazelw run //examples/hello                                    # tensor_ptr on onednn
 //   ./bazelw run --//policies:policy=gc --//backends:backend=aten //examples/hello
@@ -15,7 +15,7 @@
 #include <iostream>
 
 #include "core/policy_traits.h"
-#include "core/selected.h"
+#include "custody/tensor.h"
 
 int main() {
   using custody::Tensor;

@@ -9,7 +9,7 @@
 
 emits
   * `mlp`: the example built for --//policies:policy and --//backends:backend (custody::Tensor from
-    //core:selected), so `./bazelw run --//policies:policy=gc //examples/mlp` runs it under gc;
+    //custody:tensor), so `./bazelw run --//policies:policy=gc //examples/mlp` runs it under gc;
   * `mlp_<policy>` for every policy: the same sources with the policy fixed (CUSTODY_SELECTED_POLICY_<P>)
     and the backend still from the flag; separate targets, so one build has them all;
   * `mlp_<policy>_test` for every policy: `test_srcs` run with the variant's path and the policy name.
@@ -24,7 +24,7 @@ def policy_example(name, srcs, policy_deps = [], deps = [], test_srcs = [], test
     native.cc_binary(
         name = name,
         srcs = srcs,
-        deps = deps + ["//core:selected"] + select({
+        deps = deps + ["//custody:tensor"] + select({
             "//policies:policy_" + p: _policy_deps(policy_deps, p)
             for p in POLICIES
         }),
@@ -35,7 +35,7 @@ def policy_example(name, srcs, policy_deps = [], deps = [], test_srcs = [], test
             name = variant,
             srcs = srcs,
             local_defines = ["CUSTODY_SELECTED_POLICY_" + p.upper()],
-            deps = deps + ["//core:selected_backend", "//policies/" + p] + _policy_deps(policy_deps, p),
+            deps = deps + ["//custody:tensor_for_policy", "//policies/" + p] + _policy_deps(policy_deps, p),
         )
         if test_srcs:
             native.sh_test(

@@ -33,7 +33,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/error.h"
-#include "core/selected.h"
+#include "custody/tensor.h"
 #include "core/threads.h"
 #include "tools/compare/compare.h"
 #include "workloads/libtorch_threads.h"

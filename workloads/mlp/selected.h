@@ -1,9 +1,9 @@
 // Copyright 2026 The custody Authors.
 //
 // workloads/mlp/selected.h — `SelectedTrainer`: the mlp workload's trainer in the idiom of
-// the policy chosen at build time, on the chosen backend (core/selected.h):
+// the policy chosen at build time, on the chosen backend (custody/tensor.h):
 //
-//   #include "workloads/mlp/selected.h"   // deps: //core:selected and //workloads/mlp:<policy>
+//   #include "workloads/mlp/selected.h"   // deps: //custody:tensor and //workloads/mlp:<policy>
 //   custody::workloads::mlp::SelectedTrainer runner(...);
 //
 // Only the selected policy's header is included (its library is the one to depend on;
@@ -12,7 +12,7 @@
 #ifndef CUSTODY_WORKLOADS_MLP_SELECTED_H_
 #define CUSTODY_WORKLOADS_MLP_SELECTED_H_
 
-#include "core/selected.h"
+#include "custody/tensor.h"
 
 #if defined(CUSTODY_SELECTED_POLICY_TENSOR_PTR)
 #include "workloads/mlp/tensor_ptr.h"

@@ -1,9 +1,9 @@
 // Copyright 2026 The custody Authors.
 //
 // workloads/ops/selected.h — `SelectedMixer`: the ops workload's op mix in the idiom of
-// the policy chosen at build time, on the chosen backend (core/selected.h):
+// the policy chosen at build time, on the chosen backend (custody/tensor.h):
 //
-//   #include "workloads/ops/selected.h"   // deps: //core:selected and //workloads/ops:<policy>
+//   #include "workloads/ops/selected.h"   // deps: //custody:tensor and //workloads/ops:<policy>
 //   custody::workloads::ops::SelectedMixer runner(...);
 //
 // Only the selected policy's header is included (its library is the one to depend on;
@@ -12,7 +12,7 @@
 #ifndef CUSTODY_WORKLOADS_OPS_SELECTED_H_
 #define CUSTODY_WORKLOADS_OPS_SELECTED_H_
 
-#include "core/selected.h"
+#include "custody/tensor.h"
 
 #if defined(CUSTODY_SELECTED_POLICY_TENSOR_PTR)
 #include "workloads/ops/tensor_ptr.h"

@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 
-#include "core/selected.h"
+#include "custody/tensor.h"
 
 #include <vector>
 

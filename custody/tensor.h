@@ -1,19 +1,19 @@
 // Copyright 2026 The custody Authors.
 //
-// core/selected.h — `custody::Tensor`: the handle type chosen at build time by
+// custody/tensor.h — `custody::Tensor`: the handle type chosen at build time by
 //
 //   --//policies:policy=tensor_ptr|dispose|scope|gc|manual
-//   --//backends:backend=onednn|cuda|aten
+//   --//backends:backend=onednn|aten
 //
 // for examples and user code that should not name a policy or backend:
 //
-//   #include "core/selected.h"          // deps = ["//core:selected"]
+//   #include "custody/tensor.h"          // deps = ["//custody:tensor"]
 //   custody::Tensor x = custody::Tensor::ones({2, 2});
 //
 // The conformance matrix does not use this: it names every combination.
 
-#ifndef CUSTODY_CORE_SELECTED_H_
-#define CUSTODY_CORE_SELECTED_H_
+#ifndef CUSTODY_CUSTODY_TENSOR_H_
+#define CUSTODY_CUSTODY_TENSOR_H_
 
 #include "core/tensor.h"
 
@@ -64,4 +64,4 @@ namespace custody {
 using Tensor = BasicTensor<SelectedPolicy, SelectedBackend>;
 }  // namespace custody
 
-#endif  // CUSTODY_CORE_SELECTED_H_
+#endif  // CUSTODY_CUSTODY_TENSOR_H_
