@@ -3,7 +3,8 @@
 // policies/tensor_ptr/make.h — ExecuTorch's TensorPtr maker API.
 //
 // Every maker takes the backend as its first, defaulted template argument
-// (`custody::Onednn`, CPU, as ExecuTorch), so ExecuTorch code reads the same:
+// (`DefaultBackend`: the CPU backend --//backends:backend selects, onednn unless
+// it says aten; only that backend is linked), so ExecuTorch code reads the same:
 //
 //   auto a = make_tensor_ptr(3.14);                          // 0-dim float64
 //   auto b = make_tensor_ptr({2, 3}, {1.f, 2.f, 3.f, 4.f, 5.f, 6.f});
@@ -33,7 +34,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#if defined(CUSTODY_TENSOR_PTR_DEFAULT_BACKEND_ATEN)
+#include "backends/aten/aten.h"
+#else
 #include "backends/onednn/onednn.h"
+#endif
 #include "core/error.h"
 #include "core/ops.h"
 #include "policies/tensor_ptr/tensor_ptr.h"
@@ -46,8 +51,16 @@ using DimOrderType = uint8_t;
 using custody::ScalarType;
 using custody::TensorShapeDynamism;
 
-// The TensorPtr of the default (CPU) backend.
-using TensorPtr = TensorPtrOn<Onednn>;
+// The backend of makers called without one: the one the build flags select
+// (//policies/tensor_ptr:BUILD).
+#if defined(CUSTODY_TENSOR_PTR_DEFAULT_BACKEND_ATEN)
+using DefaultBackend = Aten;
+#else
+using DefaultBackend = Onednn;
+#endif
+
+// The TensorPtr of the default backend.
+using TensorPtr = TensorPtrOn<DefaultBackend>;
 
 namespace internal {
 using custody::internal::Ops;
@@ -108,7 +121,7 @@ ImplRef from_values(const char* op, IntSpan sizes, IntSpan strides, const std::v
 // ---- scalars -------------------------------------------------------------------
 
 // A 0-dim tensor holding `value`, dtype deduced from T.
-template <class B = Onednn, class T>
+template <class B = DefaultBackend, class T>
   requires std::is_arithmetic_v<T>
 TensorPtrOn<B> make_tensor_ptr(T value) {
   return TensorPtrOn<B>::adopt(internal::from_values<B, T>(
@@ -117,7 +130,7 @@ TensorPtrOn<B> make_tensor_ptr(T value) {
 }
 
 // A 0-dim tensor holding `value` cast to `type` (canCast rules).
-template <class B = Onednn, class T>
+template <class B = DefaultBackend, class T>
   requires std::is_arithmetic_v<T>
 TensorPtrOn<B> make_tensor_ptr(T value, ScalarType type) {
   return TensorPtrOn<B>::adopt(internal::from_values<B, T>(
@@ -129,7 +142,7 @@ TensorPtrOn<B> make_tensor_ptr(T value, ScalarType type) {
 
 // Sizes + data (owned copy, in storage order as ExecuTorch). Strides come from
 // `strides`, else `dim_order`, else row-major, and must be dense (ShapeError). `type` defaults to T's dtype; a different one casts (canCast rules).
-template <class B = Onednn, class T>
+template <class B = DefaultBackend, class T>
   requires kIsScalarCppType<T>
 TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<T> data,
                                std::vector<DimOrderType> dim_order = {},
@@ -142,7 +155,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<T> data
 }
 
 // 1-D data (owned copy) cast to `type` (canCast rules).
-template <class B = Onednn, class T>
+template <class B = DefaultBackend, class T>
   requires kIsScalarCppType<T>
 TensorPtrOn<B> make_tensor_ptr(std::vector<T> data, ScalarType type = scalar_type_of<T>,
                                TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
@@ -152,7 +165,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<T> data, ScalarType type = scalar_typ
 }
 
 // Sizes + an initializer list of values (so `make_tensor_ptr({2, 3}, {1.f, ...})` deduces T).
-template <class B = Onednn, class T>
+template <class B = DefaultBackend, class T>
   requires kIsScalarCppType<T>
 TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::initializer_list<T> list,
                                std::vector<DimOrderType> dim_order = {},
@@ -164,7 +177,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::initializer_li
 }
 
 // 1-D values from an initializer list, cast to `type`.
-template <class B = Onednn, class T>
+template <class B = DefaultBackend, class T>
   requires kIsScalarCppType<T>
 TensorPtrOn<B> make_tensor_ptr(std::initializer_list<T> list, ScalarType type = scalar_type_of<T>,
                                TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
@@ -172,7 +185,7 @@ TensorPtrOn<B> make_tensor_ptr(std::initializer_list<T> list, ScalarType type = 
 }
 
 // Raw bytes reinterpreted as `type`; their count must be exactly numel * element_size.
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<uint8_t> data,
                                ScalarType type,
                                TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
@@ -191,7 +204,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<uint8_t
 
 // Wraps `data` (memory of backend B) without copying. The caller keeps it alive
 // unless `deleter` is given, which runs once when the last reference goes.
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data,
                                std::vector<DimOrderType> dim_order,
                                std::vector<StridesType> strides, ScalarType type = ScalarType::Float,
@@ -202,7 +215,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data,
                                                            std::move(deleter), "make_tensor_ptr"));
 }
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data,
                                ScalarType type = ScalarType::Float,
                                TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND,
@@ -255,14 +268,14 @@ absl::Status resize_tensor_ptr(TensorPtrOn<B>& tensor, const std::vector<SizesTy
 
 // ---- from_blob / for_blob ----------------------------------------------------------------
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, ScalarType type = ScalarType::Float,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return TensorPtrOn<B>::adopt(internal::Ops<B>::from_blob(data, sizes, std::nullopt, type, dynamism,
                                                            nullptr, "from_blob"));
 }
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, std::vector<StridesType> strides,
                          ScalarType type = ScalarType::Float,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
@@ -270,7 +283,7 @@ TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, std::vector<S
                                                            dynamism, nullptr, "from_blob"));
 }
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, ScalarType type,
                          std::function<void(void*)> deleter,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
@@ -279,7 +292,7 @@ TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, ScalarType ty
 }
 
 // Fluent builder: for_blob(data, sizes, type).strides(...).dynamism(...).make_tensor_ptr().
-template <class B = Onednn>
+template <class B = DefaultBackend>
 class TensorPtrMaker {
  public:
   TensorPtrMaker(void* data, std::vector<SizesType> sizes, ScalarType type)
@@ -305,24 +318,24 @@ class TensorPtrMaker {
   std::function<void(void*)> deleter_;
 };
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrMaker<B> for_blob(void* data, std::vector<SizesType> sizes, ScalarType type = ScalarType::Float) {
   return TensorPtrMaker<B>(data, std::move(sizes), type);
 }
 
 // ---- scalar_tensor and the filled/random makers ---------------------------------------------
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> scalar_tensor(Scalar value, ScalarType type = ScalarType::Float) {
   return TensorPtrOn<B>::scalar(value, type);
 }
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> empty(std::vector<SizesType> sizes, ScalarType type = ScalarType::Float,
                      TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return TensorPtrOn<B>::empty(sizes, type, dynamism);
 }
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> empty_strided(std::vector<SizesType> sizes, std::vector<StridesType> strides,
                              ScalarType type = ScalarType::Float,
                              TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
@@ -333,12 +346,12 @@ TensorPtrOn<B> empty_like(const TensorPtrOn<B>& other, std::optional<ScalarType>
   return other.empty_like(type);
 }
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> full(std::vector<SizesType> sizes, Scalar fill_value, ScalarType type = ScalarType::Float,
                     TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return TensorPtrOn<B>::full(sizes, fill_value, type, dynamism);
 }
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> full_strided(std::vector<SizesType> sizes, std::vector<StridesType> strides,
                             Scalar fill_value, ScalarType type = ScalarType::Float) {
   return TensorPtrOn<B>::full_strided(sizes, strides, fill_value, type);
@@ -349,12 +362,12 @@ TensorPtrOn<B> full_like(const TensorPtrOn<B>& other, Scalar fill_value,
   return other.full_like(fill_value, type);
 }
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> zeros(std::vector<SizesType> sizes, ScalarType type = ScalarType::Float,
                      TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return full<B>(std::move(sizes), 0, type, dynamism);
 }
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> zeros_strided(std::vector<SizesType> sizes, std::vector<StridesType> strides,
                              ScalarType type = ScalarType::Float) {
   return full_strided<B>(std::move(sizes), std::move(strides), 0, type);
@@ -364,12 +377,12 @@ TensorPtrOn<B> zeros_like(const TensorPtrOn<B>& other, std::optional<ScalarType>
   return other.zeros_like(type);
 }
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> ones(std::vector<SizesType> sizes, ScalarType type = ScalarType::Float,
                     TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return full<B>(std::move(sizes), 1, type, dynamism);
 }
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> ones_strided(std::vector<SizesType> sizes, std::vector<StridesType> strides,
                             ScalarType type = ScalarType::Float) {
   return full_strided<B>(std::move(sizes), std::move(strides), 1, type);
@@ -379,13 +392,13 @@ TensorPtrOn<B> ones_like(const TensorPtrOn<B>& other, std::optional<ScalarType> 
   return other.ones_like(type);
 }
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> rand(std::vector<SizesType> sizes, ScalarType type = ScalarType::Float,
                     TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return TensorPtrOn<B>::adopt(internal::Ops<B>::random(sizes, contiguous_strides(sizes), type,
                                                         RandomDist::kUniform, 0, 1, dynamism, "rand"));
 }
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> rand_strided(std::vector<SizesType> sizes, std::vector<StridesType> strides,
                             ScalarType type = ScalarType::Float) {
   return TensorPtrOn<B>::adopt(internal::Ops<B>::random(sizes, strides, type, RandomDist::kUniform, 0,
@@ -397,13 +410,13 @@ TensorPtrOn<B> rand_like(const TensorPtrOn<B>& other, std::optional<ScalarType> 
   return other.rand_like(type);
 }
 
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> randn(std::vector<SizesType> sizes, ScalarType type = ScalarType::Float,
                      TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return TensorPtrOn<B>::adopt(internal::Ops<B>::random(sizes, contiguous_strides(sizes), type,
                                                         RandomDist::kNormal, 0, 1, dynamism, "randn"));
 }
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> randn_strided(std::vector<SizesType> sizes, std::vector<StridesType> strides,
                              ScalarType type = ScalarType::Float) {
   return TensorPtrOn<B>::adopt(internal::Ops<B>::random(sizes, strides, type, RandomDist::kNormal, 0,
@@ -416,7 +429,7 @@ TensorPtrOn<B> randn_like(const TensorPtrOn<B>& other, std::optional<ScalarType>
 }
 
 // Integers in [low, high). ExecuTorch's default dtype is int32.
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> randint(int64_t low, int64_t high, std::vector<SizesType> sizes,
                        ScalarType type = ScalarType::Int,
                        TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
@@ -424,7 +437,7 @@ TensorPtrOn<B> randint(int64_t low, int64_t high, std::vector<SizesType> sizes,
       sizes, contiguous_strides(sizes), type, RandomDist::kRandInt, static_cast<double>(low),
       static_cast<double>(high), dynamism, "randint"));
 }
-template <class B = Onednn>
+template <class B = DefaultBackend>
 TensorPtrOn<B> randint_strided(int64_t low, int64_t high, std::vector<SizesType> sizes,
                                std::vector<StridesType> strides, ScalarType type = ScalarType::Int) {
   return TensorPtrOn<B>::adopt(internal::Ops<B>::random(
