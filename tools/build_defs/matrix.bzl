@@ -7,7 +7,8 @@ emits, for each pair, `conformance_<policy>_<backend>`: the generic typed suites
 instantiated for BasicTensor<Policy, Backend> by instantiate.cc. It also emits test_suites
 `policy_<p>`, `backend_<b>` and `all`.
 
-Adding a policy or backend = adding its pair here; the suites are written once.
+Adding a policy or backend = its own package plus its pairs here; the suites are written once and
+instantiate.cc names no policy or backend.
 """
 
 load("//tools/build_defs:cuda.bzl", "requires_cuda")
@@ -19,6 +20,10 @@ _BACKEND_DEPS = {
     "cuda": ["//backends/cuda"],
     "aten": ["//backends/aten"],
 }
+
+def _camel(name):
+    """tensor_ptr -> TensorPtr, onednn -> Onednn."""
+    return "".join([part[:1].upper() + part[1:] for part in name.split("_")])
 
 def conformance_matrix(combinations, suites, size = "medium", shard_count = 1):
     tests_by_policy = {}
@@ -35,9 +40,15 @@ def conformance_matrix(combinations, suites, size = "medium", shard_count = 1):
         native.cc_test(
             name = name,
             srcs = ["instantiate.cc"],
+            # instantiate.cc has no list of policies or backends: the names come from here, by
+            # convention (policy p: custody::p::Policy and <CamelCase p>ContractTest in
+            # policies/p/contract_suite.h; backend b: custody::<Capitalized b> in backends/b/b.h).
             local_defines = [
-                "CUSTODY_POLICY_" + policy.upper(),
-                "CUSTODY_BACKEND_" + backend.upper(),
+                'CUSTODY_POLICY_SUITE_HEADER=\\"policies/{0}/contract_suite.h\\"'.format(policy),
+                "CUSTODY_POLICY_TYPE=custody::{}::Policy".format(policy),
+                "CUSTODY_POLICY_CONTRACT_SUITE={}ContractTest".format(_camel(policy)),
+                'CUSTODY_BACKEND_HEADER=\\"backends/{0}/{0}.h\\"'.format(backend),
+                "CUSTODY_BACKEND_TYPE=custody::" + _camel(backend),
             ],
             deps = suites + _BACKEND_DEPS[backend] + [
                 "//policies/{}:contract_suite".format(policy),
