@@ -202,6 +202,18 @@ absl::Status where_loop(const KernelView& out, const KernelView& cond, const Ker
     } else if (scalar_of(a)) {
       const T x = *static_cast<const T*>(a.data);
       map<T, bool, T>(out, [x](bool c, T y) { return c ? x : y; }, cond, b);
+    } else if (out.is_contiguous() && cond.is_contiguous() && a.is_contiguous() && b.is_contiguous()) {
+      T* o = static_cast<T*>(out.data);
+      const uint8_t* c = static_cast<const uint8_t*>(cond.data);
+      const T* x = static_cast<const T*>(a.data);
+      const T* y = static_cast<const T*>(b.data);
+      const int64_t n = out.numel();
+      const int threads = n >= kParallelGrain ? custody::num_threads() : 1;
+#pragma omp parallel for simd num_threads(threads) schedule(static)
+      for (int64_t i = 0; i < n; ++i) {
+        const T xi = x[i], yi = y[i];  // both read: a select, not a branch
+        o[i] = c[i] != 0 ? xi : yi;
+      }
     } else {
       map<T, bool, T, T>(out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
     }
