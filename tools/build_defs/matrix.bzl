@@ -25,12 +25,16 @@ def _camel(name):
     """tensor_ptr -> TensorPtr, onednn -> Onednn."""
     return "".join([part[:1].upper() + part[1:] for part in name.split("_")])
 
-def conformance_matrix(combinations, suites, size = "medium", shard_count = 1):
+def conformance_matrix(combinations, suites, size = "medium", shard_count = 1, policy_packages = {}):
+    """One cc_test per (policy, backend) pair. A policy lives in //policies/<policy> unless
+    `policy_packages` names another package for it (a policy defined outside policies/, e.g. the
+    test-only one of //tests/extra_policy, which proves this list of steps complete)."""
     tests_by_policy = {}
     tests_by_backend = {}
     names = []
     for policy, backend in combinations:
-        if policy not in POLICIES or backend not in BACKENDS:
+        package = policy_packages.get(policy, "//policies/" + policy)
+        if (policy not in POLICIES and policy not in policy_packages) or backend not in BACKENDS:
             fail("unknown combination ({}, {}); policies: {}; backends: {}".format(
                 policy, backend, POLICIES, BACKENDS))
         name = "conformance_{}_{}".format(policy, backend)
@@ -39,19 +43,19 @@ def conformance_matrix(combinations, suites, size = "medium", shard_count = 1):
             kwargs["target_compatible_with"] = requires_cuda()
         native.cc_test(
             name = name,
-            srcs = ["instantiate.cc"],
+            srcs = ["//tests/conformance:instantiate.cc"],
             # instantiate.cc has no list of policies or backends: the names come from here, by
             # convention (policy p: custody::p::Policy and <CamelCase p>ContractTest in
             # policies/p/contract_suite.h; backend b: custody::<Capitalized b> in backends/b/b.h).
             local_defines = [
-                'CUSTODY_POLICY_SUITE_HEADER=\\"policies/{0}/contract_suite.h\\"'.format(policy),
+                'CUSTODY_POLICY_SUITE_HEADER=\\"{}/contract_suite.h\\"'.format(package[2:]),
                 "CUSTODY_POLICY_TYPE=custody::{}::Policy".format(policy),
                 "CUSTODY_POLICY_CONTRACT_SUITE={}ContractTest".format(_camel(policy)),
                 'CUSTODY_BACKEND_HEADER=\\"backends/{0}/{0}.h\\"'.format(backend),
                 "CUSTODY_BACKEND_TYPE=custody::" + _camel(backend),
             ],
             deps = suites + _BACKEND_DEPS[backend] + [
-                "//policies/{}:contract_suite".format(policy),
+                package + ":contract_suite",
                 "//third_party:gtest_main",
             ],
             size = size,

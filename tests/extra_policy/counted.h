@@ -1,0 +1,47 @@
+// Copyright 2026 The custody Authors.
+//
+// tests/extra_policy/counted.h — `counted`, the smallest ownership policy: a
+// handle is one counted reference (copy retains, destruction and release give
+// it back). It exists to prove README's "Adding a policy" steps complete: it
+// is defined outside policies/, never named by core, the matrix macro or
+// instantiate.cc, and still runs every generic conformance suite on a backend
+// (//tests/extra_policy:conformance_counted_onednn).
+
+#ifndef CUSTODY_TESTS_EXTRA_POLICY_COUNTED_H_
+#define CUSTODY_TESTS_EXTRA_POLICY_COUNTED_H_
+
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "core/error.h"
+#include "core/policy_traits.h"
+#include "core/tensor.h"
+#include "core/tensor_impl.h"
+
+namespace custody::counted {
+
+struct Policy {
+  static constexpr const char* name = "counted";
+
+  template <class Derived>
+  class Handle {
+   public:
+    Handle() = default;
+    Handle(AdoptTag, ImplRef ref) : ref_(std::move(ref)) {}
+
+    const TensorImpl& checked_impl(const char* op) const {
+      if (!ref_) throw LifetimeError(absl::StrFormat("%s: this counted handle was released", op));
+      return *ref_;
+    }
+    void release_reference() noexcept { ref_.reset(); }
+    long use_count() const noexcept { return ref_ ? static_cast<long>(ref_->use_count()) : 0; }
+
+   private:
+    ImplRef ref_;
+  };
+};
+static_assert(OwnershipPolicy<Policy>);
+
+}  // namespace custody::counted
+
+#endif  // CUSTODY_TESTS_EXTRA_POLICY_COUNTED_H_

@@ -1,0 +1,22 @@
+// Copyright 2026 The custody Authors.
+//
+// tests/extra_policy/testing.h — the counted policy's test idiom: nothing
+// around the body (handles give their references back as they go).
+
+#ifndef CUSTODY_TESTS_EXTRA_POLICY_TESTING_H_
+#define CUSTODY_TESTS_EXTRA_POLICY_TESTING_H_
+
+#include "tests/conformance/policy_idiom.h"
+#include "tests/extra_policy/counted.h"
+
+namespace custody::testing {
+
+template <>
+struct PolicyIdiom<counted::Policy> {
+  struct Guard {};
+  static void settle() {}
+};
+
+}  // namespace custody::testing
+
+#endif  // CUSTODY_TESTS_EXTRA_POLICY_TESTING_H_
