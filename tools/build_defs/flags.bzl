@@ -18,6 +18,10 @@ BACKENDS = ["onednn", "cuda", "aten"]
 # matrix macro and the CUDA gating; it joins this list with backends/cuda.)
 SELECTABLE_BACKENDS = ["onednn", "aten"]
 
+def camel_case(name):
+    """tensor_ptr -> TensorPtr, onednn -> Onednn: the C++ spelling of a policy or backend name."""
+    return "".join([part[:1].upper() + part[1:] for part in name.split("_")])
+
 FlagInfo = provider(
     doc = "The value of a custody build setting.",
     fields = {"value": "the flag's value (string or bool)"},

@@ -12,7 +12,7 @@ instantiate.cc names no policy or backend.
 """
 
 load("//tools/build_defs:cuda.bzl", "requires_cuda")
-load("//tools/build_defs:flags.bzl", "BACKENDS", "POLICIES")
+load("//tools/build_defs:flags.bzl", "BACKENDS", "POLICIES", "camel_case")
 
 # Extra deps per backend (the backend library and anything its tests need).
 _BACKEND_DEPS = {
@@ -20,10 +20,6 @@ _BACKEND_DEPS = {
     "cuda": ["//backends/cuda"],
     "aten": ["//backends/aten"],
 }
-
-def _camel(name):
-    """tensor_ptr -> TensorPtr, onednn -> Onednn."""
-    return "".join([part[:1].upper() + part[1:] for part in name.split("_")])
 
 def conformance_matrix(combinations, suites, size = "medium", shard_count = 1, policy_packages = {}):
     """One cc_test per (policy, backend) pair. A policy lives in //policies/<policy> unless
@@ -50,9 +46,9 @@ def conformance_matrix(combinations, suites, size = "medium", shard_count = 1, p
             local_defines = [
                 'CUSTODY_POLICY_SUITE_HEADER=\\"{}/contract_suite.h\\"'.format(package[2:]),
                 "CUSTODY_POLICY_TYPE=custody::{}::Policy".format(policy),
-                "CUSTODY_POLICY_CONTRACT_SUITE={}ContractTest".format(_camel(policy)),
+                "CUSTODY_POLICY_CONTRACT_SUITE={}ContractTest".format(camel_case(policy)),
                 'CUSTODY_BACKEND_HEADER=\\"backends/{0}/{0}.h\\"'.format(backend),
-                "CUSTODY_BACKEND_TYPE=custody::" + _camel(backend),
+                "CUSTODY_BACKEND_TYPE=custody::" + camel_case(backend),
             ],
             deps = suites + _BACKEND_DEPS[backend] + [
                 package + ":contract_suite",

@@ -11,10 +11,7 @@ the runner of the flag-chosen policy, so adding a policy edits no header here) a
 cc_test :<name>_test.
 """
 
-load("//tools/build_defs:flags.bzl", "POLICIES")
-
-def _camel(name):
-    return "".join([part[:1].upper() + part[1:] for part in name.split("_")])
+load("//tools/build_defs:flags.bzl", "POLICIES", "camel_case")
 
 def _text_file_impl(ctx):
     out = ctx.actions.declare_file(ctx.attr.out)
@@ -46,7 +43,7 @@ def _selected_header(workload, runner):
             "{} defined(CUSTODY_SELECTED_POLICY_{})".format("#if" if i == 0 else "#elif", policy.upper()),
             "#include \"workloads/{}/{}.h\"".format(workload, policy),
             "namespace custody::workloads::{} {{".format(workload),
-            "using Selected{r} = {p}{r}<SelectedBackend>;".format(r = runner, p = _camel(policy)),
+            "using Selected{r} = {p}{r}<SelectedBackend>;".format(r = runner, p = camel_case(policy)),
             "}",
         ]
     lines += ["#endif", "", "#endif  // " + guard, ""]

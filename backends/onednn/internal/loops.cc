@@ -189,13 +189,13 @@ absl::Status where_loop(const KernelView& out, const KernelView& cond, const Ker
       T* o = static_cast<T*>(out.data);
       const uint8_t* c = static_cast<const uint8_t*>(cond.data);
       const T* x = static_cast<const T*>(a.data);
-      const int64_t n = out.numel();
-      const int threads = n >= kParallelGrain ? custody::num_threads() : 1;
-#pragma omp parallel for simd num_threads(threads) schedule(static)
-      for (int64_t i = 0; i < n; ++i) {
-        const T xi = x[i];  // read unconditionally: a select, not a branch on random mask bits
-        o[i] = c[i] != 0 ? xi : y;
-      }
+      parallel_ranges(out.numel(), [&](int64_t begin, int64_t end) {
+#pragma omp simd
+        for (int64_t i = begin; i < end; ++i) {
+          const T xi = x[i];  // read unconditionally: a select, not a branch on random mask bits
+          o[i] = c[i] != 0 ? xi : y;
+        }
+      });
     } else if (scalar_of(b)) {
       const T y = *static_cast<const T*>(b.data);
       map<T, bool, T>(out, [y](bool c, T x) { return c ? x : y; }, cond, a);
@@ -207,13 +207,13 @@ absl::Status where_loop(const KernelView& out, const KernelView& cond, const Ker
       const uint8_t* c = static_cast<const uint8_t*>(cond.data);
       const T* x = static_cast<const T*>(a.data);
       const T* y = static_cast<const T*>(b.data);
-      const int64_t n = out.numel();
-      const int threads = n >= kParallelGrain ? custody::num_threads() : 1;
-#pragma omp parallel for simd num_threads(threads) schedule(static)
-      for (int64_t i = 0; i < n; ++i) {
-        const T xi = x[i], yi = y[i];  // both read: a select, not a branch
-        o[i] = c[i] != 0 ? xi : yi;
-      }
+      parallel_ranges(out.numel(), [&](int64_t begin, int64_t end) {
+#pragma omp simd
+        for (int64_t i = begin; i < end; ++i) {
+          const T xi = x[i], yi = y[i];  // both read: a select, not a branch
+          o[i] = c[i] != 0 ? xi : yi;
+        }
+      });
     } else {
       map<T, bool, T, T>(out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
     }
@@ -280,17 +280,14 @@ bool reduce_leading_dims(ReduceOp op, const KernelView& out, const KernelView& i
   if (rows <= 1 || cols <= 1) return false;
   const T* x = static_cast<const T*>(in.data);
   std::vector<double> acc(static_cast<size_t>(cols), 0.0);
-  const int threads = rows * cols >= kParallelGrain ? custody::num_threads() : 1;
-#pragma omp parallel num_threads(threads)
-  {
-    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const int64_t c0 = cols * t / nt, c1 = cols * (t + 1) / nt;
+  // Columns split over the threads; each thread adds every row into its columns.
+  parallel_ranges(cols, [&](int64_t c0, int64_t c1) {
     double* a = acc.data();
     for (int64_t i = 0; i < rows; ++i) {
       const T* row = x + i * cols;
       for (int64_t j = c0; j < c1; ++j) a[j] += static_cast<double>(row[j]);
     }
-  }
+  }, /*work=*/rows * cols);
   std::vector<Store<T>> res(acc.size());
   for (size_t j = 0; j < acc.size(); ++j) {
     res[j] = static_cast<T>(op == ReduceOp::kMean ? acc[j] / static_cast<double>(rows) : acc[j]);

@@ -33,11 +33,11 @@ namespace custody::onednn_internal {
 // Loops of at least this many elements run on every OpenMP thread.
 inline constexpr int64_t kParallelGrain = int64_t{1} << 15;
 
-// Runs fn(begin, end) over [0, n): inline below kParallelGrain, else one
-// contiguous range per thread.
+// Runs fn(begin, end) over [0, n): inline when `work` (default n; elements
+// touched in all) is below kParallelGrain, else one contiguous range per thread.
 template <class F>
-void parallel_ranges(int64_t n, F&& fn) {
-  const int threads = n >= kParallelGrain ? custody::num_threads() : 1;
+void parallel_ranges(int64_t n, F&& fn, int64_t work = -1) {
+  const int threads = (work < 0 ? n : work) >= kParallelGrain ? custody::num_threads() : 1;
   if (threads <= 1) {
     fn(int64_t{0}, n);
     return;
