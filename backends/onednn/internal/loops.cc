@@ -189,11 +189,12 @@ absl::Status where_loop(const KernelView& out, const KernelView& cond, const Ker
       T* o = static_cast<T*>(out.data);
       const uint8_t* c = static_cast<const uint8_t*>(cond.data);
       const T* x = static_cast<const T*>(a.data);
-      parallel_ranges(out.numel(), [&](int64_t begin, int64_t end) {
+      parallel_ranges(out.numel(), [o, c, x, y](int64_t begin, int64_t end) {
+        const T fill = y;  // a local: the compiler need not reload it after every store to o
 #pragma omp simd
         for (int64_t i = begin; i < end; ++i) {
           const T xi = x[i];  // read unconditionally: a select, not a branch on random mask bits
-          o[i] = c[i] != 0 ? xi : y;
+          o[i] = c[i] != 0 ? xi : fill;
         }
       });
     } else if (scalar_of(b)) {
@@ -207,7 +208,7 @@ absl::Status where_loop(const KernelView& out, const KernelView& cond, const Ker
       const uint8_t* c = static_cast<const uint8_t*>(cond.data);
       const T* x = static_cast<const T*>(a.data);
       const T* y = static_cast<const T*>(b.data);
-      parallel_ranges(out.numel(), [&](int64_t begin, int64_t end) {
+      parallel_ranges(out.numel(), [o, c, x, y](int64_t begin, int64_t end) {
 #pragma omp simd
         for (int64_t i = begin; i < end; ++i) {
           const T xi = x[i], yi = y[i];  // both read: a select, not a branch
