@@ -17,6 +17,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -30,17 +31,41 @@
 namespace custody {
 
 // A strided view passed to kernels. `data` is the address of element 0.
+// `sizes` and `strides` (in elements) are borrowed, from the TensorImpl or the
+// caller's arrays, for the duration of one backend call: building a view costs
+// no allocation and no copy. A kernel that reshapes an operand (a broadcast
+// batch, one row of an index, a scalar spread over a shape) works on an
+// OwnedKernelView, which converts back to a KernelView borrowing from it.
 struct KernelView {
   void* data = nullptr;
   ScalarType dtype = ScalarType::Float;
-  Dims sizes;
-  Dims strides;
+  IntSpan sizes;
+  IntSpan strides;
   int64_t numel() const {
     int64_t n = 1;
     for (int64_t s : sizes) n *= s;
     return n;
   }
   bool is_contiguous() const { return custody::is_contiguous(sizes, strides); }
+};
+
+// A KernelView that owns its sizes and strides (see KernelView). It must
+// outlive every KernelView taken from it.
+struct OwnedKernelView {
+  void* data = nullptr;
+  ScalarType dtype = ScalarType::Float;
+  Dims sizes;
+  Dims strides;
+
+  OwnedKernelView() = default;
+  OwnedKernelView(void* data, ScalarType dtype, Dims sizes, Dims strides)
+      : data(data), dtype(dtype), sizes(std::move(sizes)), strides(std::move(strides)) {}
+  explicit OwnedKernelView(const KernelView& v)
+      : data(v.data), dtype(v.dtype), sizes(v.sizes.begin(), v.sizes.end()),
+        strides(v.strides.begin(), v.strides.end()) {}
+  operator KernelView() const { return KernelView{data, dtype, sizes, strides}; }  // NOLINT
+  int64_t numel() const { return KernelView(*this).numel(); }
+  bool is_contiguous() const { return KernelView(*this).is_contiguous(); }
 };
 
 enum class BinaryOp : uint8_t {

@@ -100,7 +100,11 @@ struct Ops {
 // Shared, backend-independent helpers (core/ops_common.cc).
 KernelView kernel_view(const TensorImpl& t);
 KernelView kernel_view(const TensorImpl& t, IntSpan sizes, IntSpan strides);
-void check_computable(const char* op, ScalarType dtype);
+// A DTypeError unless ops compute on `dtype` (not a storage-only dtype).
+[[noreturn]] void throw_not_computable(const char* op, ScalarType dtype);
+inline void check_computable(const char* op, ScalarType dtype) {
+  if (is_storage_only(dtype)) [[unlikely]] throw_not_computable(op, dtype);
+}
 std::string format_tensor(ScalarType dtype, IntSpan sizes, const char* host_data);
 ImplRef retain(const TensorImpl& t);
 bool shares_storage(const TensorImpl& a, const TensorImpl& b);

@@ -81,22 +81,18 @@ namespace internal {
 
 KernelView kernel_view(const TensorImpl& t) {
   t.storage()->note_use();
-  return KernelView{t.data(), t.scalar_type(), Dims(t.sizes().begin(), t.sizes().end()),
-                    Dims(t.strides().begin(), t.strides().end())};
+  return KernelView{t.data(), t.scalar_type(), t.sizes(), t.strides()};
 }
 
 KernelView kernel_view(const TensorImpl& t, IntSpan sizes, IntSpan strides) {
   t.storage()->note_use();
-  return KernelView{t.data(), t.scalar_type(), Dims(sizes.begin(), sizes.end()),
-                    Dims(strides.begin(), strides.end())};
+  return KernelView{t.data(), t.scalar_type(), sizes, strides};
 }
 
-void check_computable(const char* op, ScalarType dtype) {
-  if (is_storage_only(dtype)) {
-    throw DTypeError(absl::StrFormat(
-        "%s: %s is a storage-only dtype in custody (create, view, copy and cast only); cast with "
-        "to(float32) first", op, dtype_name(dtype)));
-  }
+void throw_not_computable(const char* op, ScalarType dtype) {
+  throw DTypeError(absl::StrFormat(
+      "%s: %s is a storage-only dtype in custody (create, view, copy and cast only); cast with "
+      "to(float32) first", op, dtype_name(dtype)));
 }
 
 ImplRef retain(const TensorImpl& t) { return ImplRef::Retain(const_cast<TensorImpl*>(&t)); }

@@ -13,6 +13,7 @@
 #include <limits>
 #include <numeric>
 
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -44,6 +45,24 @@ absl::StatusOr<void*> allocate_with_retry(size_t nbytes) {
 }
 
 
+// B::allocate via allocate_with_retry, or an OutOfMemoryError naming the op,
+// the request and the backend.
+template <class B>
+void* allocate_or_throw(int64_t nbytes, IntSpan sizes, ScalarType dtype, const char* op) {
+  absl::StatusOr<void*> p = allocate_with_retry<B>(static_cast<size_t>(nbytes));
+  if (ABSL_PREDICT_FALSE(!p.ok())) {
+    throw OutOfMemoryError(absl::StrFormat(
+        "%s: could not allocate %d bytes for a %s tensor of shape %s on %s: %s", op, nbytes,
+        dtype_name(dtype), shape_str(sizes), B::name, p.status().message()));
+  }
+  return *p;
+}
+
+[[noreturn]] inline void throw_byte_overflow(IntSpan sizes, ScalarType dtype, const char* op) {
+  throw ShapeError(absl::StrFormat("%s: shape %s of %s overflows the addressable byte count", op,
+                                   shape_str(sizes), dtype_name(dtype)));
+}
+
 template <class B>
 ImplRef Ops<B>::empty_strided(IntSpan sizes, IntSpan strides, ScalarType dtype,
                               TensorShapeDynamism dyn, const char* op) {
@@ -55,22 +74,25 @@ ImplRef Ops<B>::empty_strided(IntSpan sizes, IntSpan strides, ScalarType dtype,
   const int64_t extent = Unwrap(storage_extent(sizes, strides, op));
   int64_t nbytes;
   if (__builtin_mul_overflow(extent, static_cast<int64_t>(element_size(dtype)), &nbytes)) {
-    throw ShapeError(absl::StrFormat("%s: shape %s of %s overflows the addressable byte count", op,
-                                     shape_str(sizes), dtype_name(dtype)));
+    throw_byte_overflow(sizes, dtype, op);
   }
-  absl::StatusOr<void*> p = allocate_with_retry<B>(static_cast<size_t>(nbytes));
-  if (!p.ok()) {
-    throw OutOfMemoryError(absl::StrFormat(
-        "%s: could not allocate %d bytes for a %s tensor of shape %s on %s: %s", op, nbytes,
-        dtype_name(dtype), shape_str(sizes), B::name, p.status().message()));
-  }
-  return TensorImpl::CreateOwning(*p, static_cast<size_t>(nbytes), B::device(), &B::deallocate, sizes,
+  void* p = allocate_or_throw<B>(nbytes, sizes, dtype, op);
+  return TensorImpl::CreateOwning(p, static_cast<size_t>(nbytes), B::device(), &B::deallocate, sizes,
                                   strides, dtype, dyn, &B::stats());
 }
 
+// Contiguous: no strides to validate (the storage extent is numel), and the
+// TensorImpl writes its strides in place. Every op's output comes from here.
 template <class B>
 ImplRef Ops<B>::empty(IntSpan sizes, ScalarType dtype, TensorShapeDynamism dyn, const char* op) {
-  return empty_strided(sizes, contiguous_strides(sizes), dtype, dyn, op);
+  const int64_t numel = Unwrap(checked_numel(sizes, op));
+  int64_t nbytes;
+  if (__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes)) {
+    throw_byte_overflow(sizes, dtype, op);
+  }
+  void* p = allocate_or_throw<B>(nbytes, sizes, dtype, op);
+  return TensorImpl::CreateOwningContiguous(p, static_cast<size_t>(nbytes), B::device(),
+                                            &B::deallocate, sizes, numel, dtype, dyn, &B::stats());
 }
 
 template <class B>
@@ -790,8 +812,9 @@ absl::Status Ops<B>::resize(TensorImpl& t, IntSpan sizes) {
     }
     Ref<Storage> storage = Storage::Owning(*p, nbytes, B::device(), &B::stats(), &B::deallocate);
     if (t.nbytes() > 0) {
-      KernelView dst{*p, ScalarType::Byte, Dims{static_cast<int64_t>(t.nbytes())}, Dims{1}};
-      KernelView src{t.data(), ScalarType::Byte, Dims{static_cast<int64_t>(t.nbytes())}, Dims{1}};
+      const int64_t bytes[] = {static_cast<int64_t>(t.nbytes())}, unit[] = {1};
+      KernelView dst{*p, ScalarType::Byte, bytes, unit};
+      KernelView src{t.data(), ScalarType::Byte, bytes, unit};
       CUSTODY_RETURN_IF_ERROR(B::copy(dst, src));
     }
     t.set_storage(std::move(storage), *numel);

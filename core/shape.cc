@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "absl/base/optimization.h"
 #include "absl/strings/str_join.h"
 #include "core/error.h"
 
@@ -33,23 +34,22 @@ Dims contiguous_strides(IntSpan sizes) {
 }
 
 absl::StatusOr<int64_t> checked_numel(IntSpan sizes, const char* op) {
+  // One pass; a zero size makes the count 0 even where the others overflow.
   int64_t n = 1;
-  bool zero = false;
+  bool negative = false, zero = false, overflow = false;
   for (int64_t s : sizes) {
-    if (s < 0) {
-      return ShapeStatus("%s: negative size %d in shape %s", op, s, shape_str(sizes));
-    }
-    if (s == 0) zero = true;
+    negative |= s < 0;
+    zero |= s == 0;
+    overflow |= __builtin_mul_overflow(n, s, &n);
+  }
+  if (ABSL_PREDICT_TRUE(!(negative | zero | overflow))) return n;
+  for (int64_t s : sizes) {
+    if (s < 0) return ShapeStatus("%s: negative size %d in shape %s", op, s, shape_str(sizes));
   }
   if (zero) return 0;
-  for (int64_t s : sizes) {
-    if (__builtin_mul_overflow(n, s, &n)) {
-      return ShapeStatus(
-          "%s: shape %s has more elements than fit in int64 (numel overflow); use smaller sizes",
-          op, shape_str(sizes));
-    }
-  }
-  return n;
+  return ShapeStatus(
+      "%s: shape %s has more elements than fit in int64 (numel overflow); use smaller sizes", op,
+      shape_str(sizes));
 }
 
 absl::StatusOr<int64_t> storage_extent(IntSpan sizes, IntSpan strides, const char* op) {

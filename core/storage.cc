@@ -10,9 +10,13 @@ std::string Device::str() const {
   return type == DeviceType::kCPU ? "cpu" : absl::StrCat("cuda:", index);
 }
 
-Storage::Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, FreeFn free_fn,
-                 Deleter deleter)
-    : data_(data), nbytes_(nbytes), device_(device), stats_(stats), free_fn_(free_fn),
+Storage::Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, FreeFn free_fn)
+    : data_(data), nbytes_(nbytes), device_(device), stats_(stats), free_fn_(free_fn) {
+  if (stats_) stats_->on_storage_created();
+}
+
+Storage::Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, Deleter deleter)
+    : data_(data), nbytes_(nbytes), device_(device), stats_(stats), free_fn_(nullptr),
       deleter_(std::move(deleter)) {
   if (stats_) stats_->on_storage_created();
 }
@@ -28,12 +32,12 @@ Storage::~Storage() {
 
 Ref<Storage> Storage::Owning(void* data, size_t nbytes, Device device, MemoryStats* stats,
                              FreeFn free_fn) {
-  return Ref<Storage>(kAdopt, new Storage(data, nbytes, device, stats, free_fn, nullptr));
+  return Ref<Storage>(kAdopt, new Storage(data, nbytes, device, stats, free_fn));
 }
 
 Ref<Storage> Storage::Borrowed(void* data, size_t nbytes, Device device, MemoryStats* stats,
                                Deleter deleter) {
-  return Ref<Storage>(kAdopt, new Storage(data, nbytes, device, stats, nullptr, std::move(deleter)));
+  return Ref<Storage>(kAdopt, new Storage(data, nbytes, device, stats, std::move(deleter)));
 }
 
 // Storage::Destroy is in tensor_impl.cc, beside the TensorBlock it may live in.

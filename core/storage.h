@@ -61,8 +61,8 @@ class Storage final : public RefCounted {
 
  private:
   friend class TensorImpl;  // constructs one in a TensorBlock (Note [One allocation per tensor])
-  Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, FreeFn free_fn,
-          Deleter deleter);
+  Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, FreeFn free_fn);
+  Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, Deleter deleter);
   ~Storage();
 
   internal::TensorBlock* block_ = nullptr;  // set when co-allocated with its first TensorImpl

@@ -2,7 +2,9 @@
 
 #include "core/tensor_impl.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <new>
 
 #include "core/object_cache.h"
@@ -58,18 +60,52 @@ Ref<TensorImpl> TensorImpl::Create(Ref<Storage> storage, int64_t storage_offset,
   return Ref<TensorImpl>(kAdopt, t);
 }
 
-Ref<TensorImpl> TensorImpl::CreateOwning(void* data, size_t nbytes, Device device,
-                                         Storage::FreeFn free_fn, IntSpan sizes, IntSpan strides,
-                                         ScalarType dtype, TensorShapeDynamism dynamism,
-                                         MemoryStats* stats) {
+TensorImpl* TensorImpl::MakeOwning(void* data, size_t nbytes, Device device, Storage::FreeFn free_fn,
+                                   MemoryStats* stats) {
   auto* b = internal::TensorBlock::make();
-  auto* s = ::new (b->storage) Storage(data, nbytes, device, stats, free_fn, nullptr);
+  auto* s = ::new (b->storage) Storage(data, nbytes, device, stats, free_fn);
   s->block_ = b;
   auto* t = ::new (b->impl) TensorImpl();
   t->block_ = b;
   t->storage_ = Ref<Storage>(kAdopt, s);
+  return t;
+}
+
+Ref<TensorImpl> TensorImpl::CreateOwning(void* data, size_t nbytes, Device device,
+                                         Storage::FreeFn free_fn, IntSpan sizes, IntSpan strides,
+                                         ScalarType dtype, TensorShapeDynamism dynamism,
+                                         MemoryStats* stats) {
+  TensorImpl* t = MakeOwning(data, nbytes, device, free_fn, stats);
   t->init(0, sizes, strides, dtype, dynamism, stats);
   return Ref<TensorImpl>(kAdopt, t);
+}
+
+Ref<TensorImpl> TensorImpl::CreateOwningContiguous(void* data, size_t nbytes, Device device,
+                                                   Storage::FreeFn free_fn, IntSpan sizes,
+                                                   int64_t numel, ScalarType dtype,
+                                                   TensorShapeDynamism dynamism,
+                                                   MemoryStats* stats) {
+  TensorImpl* t = MakeOwning(data, nbytes, device, free_fn, stats);
+  t->sizes_.assign(sizes.begin(), sizes.end());
+  t->set_contiguous_strides();
+  t->numel_ = numel;
+  t->capacity_ = numel;
+  t->dtype_ = dtype;
+  t->dynamism_ = sizes.empty() ? TensorShapeDynamism::STATIC : dynamism;
+  t->contiguous_ = true;
+  t->stats_ = stats;
+  if (stats) stats->on_tensor_created();
+  return Ref<TensorImpl>(kAdopt, t);
+}
+
+void TensorImpl::set_contiguous_strides() {
+  strides_.resize(sizes_.size());
+  int64_t s = 1;
+  for (size_t i = sizes_.size(); i-- > 0;) {
+    strides_[i] = s;
+    // Saturate as contiguous_strides does (sizes with a 0 may overflow the rest).
+    if (__builtin_mul_overflow(s, std::max<int64_t>(sizes_[i], 1), &s)) s = INT64_MAX;
+  }
 }
 
 TensorImpl::~TensorImpl() {
@@ -98,7 +134,7 @@ void Storage::Destroy(Storage* s) {
 
 void TensorImpl::set_sizes_contiguous(IntSpan sizes, int64_t numel) {
   sizes_.assign(sizes.begin(), sizes.end());
-  strides_ = contiguous_strides(sizes);
+  set_contiguous_strides();
   numel_ = numel;
   contiguous_ = true;
 }

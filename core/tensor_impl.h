@@ -51,6 +51,12 @@ class TensorImpl final : public RefCounted {
                                       Storage::FreeFn free_fn, IntSpan sizes, IntSpan strides,
                                       ScalarType dtype, TensorShapeDynamism dynamism,
                                       MemoryStats* stats);
+  // The same, contiguous, `numel` being the (checked) product of `sizes`: the
+  // strides are written in place (every op's fresh output takes this path).
+  static Ref<TensorImpl> CreateOwningContiguous(void* data, size_t nbytes, Device device,
+                                                Storage::FreeFn free_fn, IntSpan sizes,
+                                                int64_t numel, ScalarType dtype,
+                                                TensorShapeDynamism dynamism, MemoryStats* stats);
   static void Destroy(TensorImpl* t);
 
   int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
@@ -92,6 +98,11 @@ class TensorImpl final : public RefCounted {
   ~TensorImpl();
   void init(int64_t storage_offset, IntSpan sizes, IntSpan strides, ScalarType dtype,
             TensorShapeDynamism dynamism, MemoryStats* stats);
+  // A TensorImpl and its Storage over `data`, in one TensorBlock; metadata unset.
+  static TensorImpl* MakeOwning(void* data, size_t nbytes, Device device, Storage::FreeFn free_fn,
+                                MemoryStats* stats);
+  // strides_ = the row-major strides of sizes_.
+  void set_contiguous_strides();
   template <class T>
   void* checked_data() const {
     if (scalar_type_of<T> != dtype_) {

@@ -347,7 +347,7 @@ absl::Status Aten::binary_scalar(BinaryOp op, const KernelView& out, const Kerne
     visit_dtype(a.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T value = scalar_value<T>(s);
-      const at::Tensor ts = view_of(KernelView{&value, a.dtype, Dims{}, Dims{}});
+      const at::Tensor ts = view_of(KernelView{&value, a.dtype, {}, {}});
       if (scalar_first) {
         binary_out(op, o, ts, ta);
       } else {

@@ -142,9 +142,9 @@ TEST(AtenKernelTest, OpsRunInLibtorch) {
 TEST(AtenKernelTest, LibtorchErrorsComeBackAsStatusNamingTheOp) {
   // Inconsistent views (core never passes these): libtorch raises, the backend returns.
   std::vector<float> a(6), b(8), out(4);
-  const KernelView va{a.data(), ScalarType::Float, Dims{1, 2, 3}, Dims{6, 3, 1}};
-  const KernelView vb{b.data(), ScalarType::Float, Dims{1, 4, 2}, Dims{8, 2, 1}};
-  const KernelView vo{out.data(), ScalarType::Float, Dims{1, 2, 2}, Dims{4, 2, 1}};
+  const OwnedKernelView va(a.data(), ScalarType::Float, Dims{1, 2, 3}, Dims{6, 3, 1});
+  const OwnedKernelView vb(b.data(), ScalarType::Float, Dims{1, 4, 2}, Dims{8, 2, 1});
+  const OwnedKernelView vo(out.data(), ScalarType::Float, Dims{1, 2, 2}, Dims{4, 2, 1});
   absl::Status s;
   ASSERT_NO_THROW(s = Aten::matmul(vo, va, vb));
   EXPECT_FALSE(s.ok());

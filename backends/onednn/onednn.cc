@@ -212,8 +212,8 @@ bool has_zero_stride(const KernelView& v) {
   return false;
 }
 // A broadcast operand as oneDNN wants it: size 1 where our stride is 0.
-KernelView squash_broadcast(const KernelView& v) {
-  KernelView r = v;
+OwnedKernelView squash_broadcast(const KernelView& v) {
+  OwnedKernelView r(v);
   for (size_t i = 0; i < r.sizes.size(); ++i) {
     if (r.strides[i] == 0) r.sizes[i] = 1;
   }
@@ -307,7 +307,8 @@ absl::Status Onednn::binary(BinaryOp op, const KernelView& out, const KernelView
     if (!commutative || has_zero_stride(b)) return loops::binary_loop(op, out, a, b);
     std::swap(s0, s1);
   }
-  const KernelView src1 = squash_broadcast(*s1);
+  const OwnedKernelView squashed = squash_broadcast(*s1);
+  const KernelView src1 = squashed;
   if (try_dnnl([&] {
         const auto m0 = md(*s0), m1 = md(src1), mo = md(out);
         auto p = cache().get(key_of("binary", {&out, s0, &src1}, static_cast<int>(alg)), [&] {
@@ -330,7 +331,8 @@ absl::Status Onednn::binary_scalar(BinaryOp op, const KernelView& out, const Ker
   if (big_f32(out) && a.dtype == ScalarType::Float && (commutes || (op == BinaryOp::kSub && !scalar_first)) &&
       !has_zero_stride(a)) {
     float v = static_cast<float>(s.to_double());
-    const KernelView sv{&v, ScalarType::Float, a.sizes, Dims(a.sizes.size(), 0)};
+    const Dims zeros(a.sizes.size(), 0);
+    const KernelView sv{&v, ScalarType::Float, a.sizes, zeros};
     return binary(op, out, a, sv);
   }
   return loops::binary_scalar_loop(op, out, a, s, scalar_first);
@@ -429,7 +431,7 @@ bool gemm_layout(const KernelView& v) {
 // A dense copy of `v` in scratch memory owned by the caller.
 struct DenseCopy {
   std::unique_ptr<void, decltype(&std::free)> buffer{nullptr, &std::free};
-  KernelView view;
+  OwnedKernelView view;
 };
 absl::Status dense_copy(const KernelView& v, DenseCopy& out) {
   const size_t bytes = static_cast<size_t>(v.numel()) * sizeof(float);
@@ -438,9 +440,8 @@ absl::Status dense_copy(const KernelView& v, DenseCopy& out) {
     return absl::ResourceExhaustedError(
         absl::StrFormat("matmul: out of host memory for a %d-byte dense copy of an operand", bytes));
   }
-  out.view = v;
-  out.view.data = out.buffer.get();
-  out.view.strides = contiguous_strides(v.sizes);
+  out.view = OwnedKernelView(out.buffer.get(), v.dtype, Dims(v.sizes.begin(), v.sizes.end()),
+                             contiguous_strides(v.sizes));
   return Onednn::copy(out.view, v);
 }
 
@@ -453,11 +454,11 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
   }
   // A broadcast batch is a batch of one to oneDNN; zero strides inside a matrix
   // (expanded views) are not a gemm layout and take the dense copy.
-  KernelView sa = a, sb = b;
+  OwnedKernelView sa(a), sb(b);
   if (sa.strides[0] == 0) sa.sizes[0] = 1;
   if (sb.strides[0] == 0) sb.sizes[0] = 1;
   // Both batches broadcast: one product, then copied into every output batch.
-  KernelView o = out;
+  OwnedKernelView o(out);
   if (sa.sizes[0] == 1 && sb.sizes[0] == 1) o.sizes[0] = 1;
   DenseCopy ca, cb;
   if (!gemm_layout(sa)) {
@@ -468,16 +469,17 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
     if (absl::Status s = dense_copy(sb, cb); !s.ok()) return s;
     sb = cb.view;
   }
+  const KernelView va = sa, vb = sb, vo = o;
   if (try_dnnl([&] {
-        const auto ma = md(sa), mb = md(sb), mo = md(o);
-        auto p = cache().get(key_of("matmul", {&sa, &sb, &o}), [&] {
+        const auto ma = md(va), mb = md(vb), mo = md(vo);
+        auto p = cache().get(key_of("matmul", {&va, &vb, &vo}), [&] {
           return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ma, mb, mo), engine()));
         });
         return execute(p, {{DNNL_ARG_SRC, ma, sa.data}, {DNNL_ARG_WEIGHTS, mb, sb.data},
                            {DNNL_ARG_DST, mo, o.data}});
       })) {
     if (o.sizes[0] == out.sizes[0]) return absl::OkStatus();
-    KernelView first = o, rest = out;
+    OwnedKernelView first = o, rest(out);
     first.strides[0] = 0;  // batch 0, broadcast over the other batches
     first.sizes[0] = rest.sizes[0] = out.sizes[0] - 1;
     rest.data = static_cast<char*>(out.data) + out.strides[0] * sizeof(float);

@@ -67,7 +67,8 @@ absl::Status fill_loop(const KernelView& dst, const Scalar& v) {
       value = v.to<T>();
     }
     // Write through a 0-stride "input" so map() does the strided walk.
-    KernelView src{&value, dst.dtype, dst.sizes, Dims(dst.sizes.size(), 0)};
+    const Dims zeros(dst.sizes.size(), 0);
+    KernelView src{&value, dst.dtype, dst.sizes, zeros};
     map<T, T>(dst, [](T x) { return x; }, src);
   });
   return absl::OkStatus();
@@ -118,7 +119,8 @@ absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const Kernel
         default: break;
       }
     }
-    KernelView sv{const_cast<T*>(&v), a.dtype, a.sizes, Dims(a.sizes.size(), 0)};
+    const Dims zeros(a.sizes.size(), 0);
+    KernelView sv{const_cast<T*>(&v), a.dtype, a.sizes, zeros};
     if (scalar_first) {
       st = binary_loop(op, out, sv, a);
     } else {
@@ -255,7 +257,8 @@ void for_each_reduce(const KernelView& in, const KernelView& out, int64_t coord_
 
 template <class T>
 void write_out(const KernelView& out, const std::vector<T>& acc) {
-  KernelView src{const_cast<T*>(acc.data()), out.dtype, out.sizes, contiguous_strides(out.sizes)};
+  const Dims strides = contiguous_strides(out.sizes);
+  KernelView src{const_cast<T*>(acc.data()), out.dtype, out.sizes, strides};
   (void)copy_loop(out, src);  // cannot fail
 }
 }  // namespace
@@ -442,7 +445,7 @@ absl::Status softmax_loop(const KernelView& out, const KernelView& in, int64_t d
     using T = typename decltype(tag)::type;
     if constexpr (kFloat<T>) {
       // Iterate over all positions with dim fixed at 0.
-      KernelView in0 = in, out0 = out;
+      OwnedKernelView in0(in), out0(out);
       in0.sizes[dim] = 1;
       out0.sizes[dim] = 1;
       const int64_t len = in.sizes[dim];
@@ -507,7 +510,7 @@ absl::Status index_select_loop(const KernelView& out, const KernelView& in, int6
   const int64_t* idx = static_cast<const int64_t*>(index.data);
   for (int64_t i = 0; i < index.sizes[0]; ++i) {
     const int64_t v = idx[i * index.strides[0]];
-    KernelView src = in, dst = out;
+    OwnedKernelView src(in), dst(out);
     src.sizes[dim] = 1;
     dst.sizes[dim] = 1;
     src.data = static_cast<char*>(in.data) + v * in.strides[dim] * element_size(in.dtype);
