@@ -37,10 +37,11 @@ class ThreadObjectCache {
 
  public:
   static void* allocate() {
-    if (!torn_down_ && list_.head != nullptr) {
-      void* mem = list_.head;
-      list_.head = *static_cast<void**>(mem);
-      --list_.count;
+    List& l = list_;
+    if (l.head != nullptr) {
+      void* mem = l.head;
+      l.head = *static_cast<void**>(mem);
+      --l.count;
       CUSTODY_UNPOISON(mem, sizeof(T));
       return mem;
     }
@@ -48,10 +49,14 @@ class ThreadObjectCache {
   }
 
   static void deallocate(void* mem) noexcept {
-    if (!torn_down_ && list_.count < kPerThread) {
-      *static_cast<void**>(mem) = list_.head;
-      list_.head = mem;
-      ++list_.count;
+    List& l = list_;
+    if (l.count < kPerThread) {
+      if (!l.drain_registered) [[unlikely]] {
+        if (!register_drain()) return ::operator delete(mem, sizeof(T), std::align_val_t(alignof(T)));
+      }
+      *static_cast<void**>(mem) = l.head;
+      l.head = mem;
+      ++l.count;
       // The link stays readable; the rest is poisoned under ASan (core/asan.h).
       CUSTODY_POISON(static_cast<char*>(mem) + sizeof(void*), sizeof(T) - sizeof(void*));
       return;
@@ -60,21 +65,38 @@ class ThreadObjectCache {
   }
 
  private:
+  // Trivially constructible and destructible, so reading it needs no TLS
+  // initialization guard; the list is freed at thread exit by a Drain, made
+  // (with its guard) only on the first deallocate that keeps a block.
   struct List {
-    void* head = nullptr;  // singly linked through each free block's first bytes
-    int count = 0;
-    ~List() {
-      torn_down_ = true;
-      while (head != nullptr) {
-        void* next = *static_cast<void**>(head);
-        CUSTODY_UNPOISON(head, sizeof(T));
-        ::operator delete(head, sizeof(T), std::align_val_t(alignof(T)));
-        head = next;
+    void* head;  // singly linked through each free block's first bytes
+    int count;
+    bool drain_registered;
+    bool torn_down;  // the thread is exiting: keep nothing more
+  };
+  struct Drain {
+    ~Drain() {
+      List& l = list_;
+      l.torn_down = true;
+      l.count = kPerThread;  // deallocate frees from now on
+      while (l.head != nullptr) {
+        void* next = *static_cast<void**>(l.head);
+        CUSTODY_UNPOISON(l.head, sizeof(T));
+        ::operator delete(l.head, sizeof(T), std::align_val_t(alignof(T)));
+        l.head = next;
       }
     }
   };
-  static inline thread_local bool torn_down_ = false;  // trivially destructible: readable to the end
-  static inline thread_local List list_;
+  // Arranges for this thread's list to be freed at exit; false once the
+  // thread's thread_local destructors have begun (nothing may be kept then).
+  static bool register_drain() noexcept {
+    if (list_.torn_down) return false;
+    static thread_local Drain drain;
+    (void)drain;
+    list_.drain_registered = true;
+    return true;
+  }
+  static inline constinit thread_local List list_{};
 };
 
 }  // namespace custody

@@ -98,8 +98,13 @@ struct Ops {
 };
 
 // Shared, backend-independent helpers (core/ops_common.cc).
-KernelView kernel_view(const TensorImpl& t);
-KernelView kernel_view(const TensorImpl& t, IntSpan sizes, IntSpan strides);
+// The view a kernel gets of `t` (optionally with other sizes and strides, e.g.
+// broadcast ones); it borrows them, so `t` and the arrays outlive the call.
+inline KernelView kernel_view(const TensorImpl& t, IntSpan sizes, IntSpan strides) {
+  t.storage()->note_use();
+  return KernelView{t.data(), t.scalar_type(), sizes, strides};
+}
+inline KernelView kernel_view(const TensorImpl& t) { return kernel_view(t, t.sizes(), t.strides()); }
 // A DTypeError unless ops compute on `dtype` (not a storage-only dtype).
 [[noreturn]] void throw_not_computable(const char* op, ScalarType dtype);
 inline void check_computable(const char* op, ScalarType dtype) {

@@ -79,16 +79,6 @@ absl::Status check_host_indices(const KernelView& in, int64_t dim, const KernelV
 
 namespace internal {
 
-KernelView kernel_view(const TensorImpl& t) {
-  t.storage()->note_use();
-  return KernelView{t.data(), t.scalar_type(), t.sizes(), t.strides()};
-}
-
-KernelView kernel_view(const TensorImpl& t, IntSpan sizes, IntSpan strides) {
-  t.storage()->note_use();
-  return KernelView{t.data(), t.scalar_type(), sizes, strides};
-}
-
 void throw_not_computable(const char* op, ScalarType dtype) {
   throw DTypeError(absl::StrFormat(
       "%s: %s is a storage-only dtype in custody (create, view, copy and cast only); cast with "

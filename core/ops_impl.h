@@ -85,7 +85,8 @@ ImplRef Ops<B>::empty_strided(IntSpan sizes, IntSpan strides, ScalarType dtype,
 // TensorImpl writes its strides in place. Every op's output comes from here.
 template <class B>
 ImplRef Ops<B>::empty(IntSpan sizes, ScalarType dtype, TensorShapeDynamism dyn, const char* op) {
-  const int64_t numel = Unwrap(checked_numel(sizes, op));
+  int64_t numel;
+  if (!positive_numel(sizes, &numel)) [[unlikely]] numel = Unwrap(checked_numel(sizes, op));
   int64_t nbytes;
   if (__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes)) {
     throw_byte_overflow(sizes, dtype, op);

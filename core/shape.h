@@ -38,6 +38,15 @@ Dims contiguous_strides(IntSpan sizes);
 
 // Product of `sizes`; error (ShapeError) on a negative size or int64 overflow.
 absl::StatusOr<int64_t> checked_numel(IntSpan sizes, const char* op);
+// The product of `sizes` in *numel when every size is positive and the product
+// fits in int64; false otherwise (then checked_numel says 0 or which error).
+inline bool positive_numel(IntSpan sizes, int64_t* numel) {
+  int64_t n = 1;
+  bool ok = true;
+  for (int64_t s : sizes) ok &= s > 0 && !__builtin_mul_overflow(n, s, &n);
+  *numel = n;
+  return ok;
+}
 
 // Number of elements a strided view spans in its storage (max offset + 1),
 // 0 when any size is 0. Error on overflow.

@@ -38,8 +38,7 @@ void TensorBlock::release_part(TensorBlock* b) {
 void TensorImpl::init(int64_t storage_offset, IntSpan sizes, IntSpan strides, ScalarType dtype,
                       TensorShapeDynamism dynamism, MemoryStats* stats) {
   storage_offset_ = storage_offset;
-  sizes_.assign(sizes.begin(), sizes.end());
-  strides_.assign(strides.begin(), strides.end());
+  dims_.assign(sizes, strides);
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;
   numel_ = n;
@@ -86,8 +85,7 @@ Ref<TensorImpl> TensorImpl::CreateOwningContiguous(void* data, size_t nbytes, De
                                                    TensorShapeDynamism dynamism,
                                                    MemoryStats* stats) {
   TensorImpl* t = MakeOwning(data, nbytes, device, free_fn, stats);
-  t->sizes_.assign(sizes.begin(), sizes.end());
-  t->set_contiguous_strides();
+  t->set_contiguous(sizes);
   t->numel_ = numel;
   t->capacity_ = numel;
   t->dtype_ = dtype;
@@ -98,13 +96,16 @@ Ref<TensorImpl> TensorImpl::CreateOwningContiguous(void* data, size_t nbytes, De
   return Ref<TensorImpl>(kAdopt, t);
 }
 
-void TensorImpl::set_contiguous_strides() {
-  strides_.resize(sizes_.size());
+void TensorImpl::set_contiguous(IntSpan sizes) {
+  dims_.resize(sizes.size());
+  int64_t* sz = dims_.sizes_data();
+  int64_t* st = dims_.strides_data();
   int64_t s = 1;
-  for (size_t i = sizes_.size(); i-- > 0;) {
-    strides_[i] = s;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    sz[i] = sizes[i];
+    st[i] = s;
     // Saturate as contiguous_strides does (sizes with a 0 may overflow the rest).
-    if (__builtin_mul_overflow(s, std::max<int64_t>(sizes_[i], 1), &s)) s = INT64_MAX;
+    if (__builtin_mul_overflow(s, std::max<int64_t>(sizes[i], 1), &s)) s = INT64_MAX;
   }
 }
 
@@ -133,8 +134,7 @@ void Storage::Destroy(Storage* s) {
 }
 
 void TensorImpl::set_sizes_contiguous(IntSpan sizes, int64_t numel) {
-  sizes_.assign(sizes.begin(), sizes.end());
-  set_contiguous_strides();
+  set_contiguous(sizes);
   numel_ = numel;
   contiguous_ = true;
 }

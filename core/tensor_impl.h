@@ -17,6 +17,7 @@
 #ifndef CUSTODY_CORE_TENSOR_IMPL_H_
 #define CUSTODY_CORE_TENSOR_IMPL_H_
 
+#include <algorithm>
 #include <cstdint>
 
 #include "absl/strings/str_format.h"
@@ -28,6 +29,54 @@
 #include "core/storage.h"
 
 namespace custody {
+
+namespace internal {
+
+// The sizes and strides of a tensor in one array (after c10's SizesAndStrides):
+// up to kInlineDims dims in place, more in one heap array. `resize` keeps no
+// values; the caller writes every size and stride after it.
+class SizesAndStrides {
+ public:
+  static constexpr size_t kInlineDims = 5;
+
+  SizesAndStrides() = default;
+  SizesAndStrides(const SizesAndStrides&) = delete;
+  SizesAndStrides& operator=(const SizesAndStrides&) = delete;
+  ~SizesAndStrides() {
+    if (!is_inline()) delete[] heap_;
+  }
+
+  size_t dim() const { return dim_; }
+  IntSpan sizes() const { return IntSpan(data(), dim_); }
+  IntSpan strides() const { return IntSpan(data() + dim_, dim_); }
+  int64_t* sizes_data() { return data(); }
+  int64_t* strides_data() { return data() + dim_; }
+
+  void resize(size_t dim) {
+    if (dim == dim_) return;
+    if (!is_inline()) delete[] heap_;
+    if (dim > kInlineDims) heap_ = new int64_t[2 * dim];
+    dim_ = dim;
+  }
+  void assign(IntSpan sizes, IntSpan strides) {
+    resize(sizes.size());
+    std::copy(sizes.begin(), sizes.end(), sizes_data());
+    std::copy(strides.begin(), strides.end(), strides_data());
+  }
+
+ private:
+  bool is_inline() const { return dim_ <= kInlineDims; }
+  const int64_t* data() const { return is_inline() ? inline_ : heap_; }
+  int64_t* data() { return is_inline() ? inline_ : heap_; }
+
+  size_t dim_ = 0;
+  union {
+    int64_t inline_[2 * kInlineDims];
+    int64_t* heap_;
+  };
+};
+
+}  // namespace internal
 
 // Note [One allocation per tensor]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -59,11 +108,11 @@ class TensorImpl final : public RefCounted {
                                                 TensorShapeDynamism dynamism, MemoryStats* stats);
   static void Destroy(TensorImpl* t);
 
-  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
-  IntSpan sizes() const { return sizes_; }
-  IntSpan strides() const { return strides_; }
-  int64_t size(int64_t d) const { return sizes_[d]; }
-  int64_t stride(int64_t d) const { return strides_[d]; }
+  int64_t dim() const { return static_cast<int64_t>(dims_.dim()); }
+  IntSpan sizes() const { return dims_.sizes(); }
+  IntSpan strides() const { return dims_.strides(); }
+  int64_t size(int64_t d) const { return dims_.sizes()[d]; }
+  int64_t stride(int64_t d) const { return dims_.strides()[d]; }
   int64_t numel() const { return numel_; }
   ScalarType scalar_type() const { return dtype_; }
   ScalarType dtype() const { return dtype_; }
@@ -72,7 +121,7 @@ class TensorImpl final : public RefCounted {
   int64_t storage_offset() const { return storage_offset_; }
   TensorShapeDynamism shape_dynamism() const { return dynamism_; }
   bool is_contiguous() const { return contiguous_; }
-  Dims dim_order() const { return dim_order_from_strides(strides_); }
+  Dims dim_order() const { return dim_order_from_strides(strides()); }
   Device device() const { return storage_->device(); }
   // Elements this tensor may hold after a resize without reallocating.
   int64_t capacity() const { return capacity_; }
@@ -101,8 +150,8 @@ class TensorImpl final : public RefCounted {
   // A TensorImpl and its Storage over `data`, in one TensorBlock; metadata unset.
   static TensorImpl* MakeOwning(void* data, size_t nbytes, Device device, Storage::FreeFn free_fn,
                                 MemoryStats* stats);
-  // strides_ = the row-major strides of sizes_.
-  void set_contiguous_strides();
+  // sizes = `sizes`, strides = their row-major strides.
+  void set_contiguous(IntSpan sizes);
   template <class T>
   void* checked_data() const {
     if (scalar_type_of<T> != dtype_) {
@@ -115,8 +164,7 @@ class TensorImpl final : public RefCounted {
 
   Ref<Storage> storage_;
   int64_t storage_offset_ = 0;
-  Dims sizes_;
-  Dims strides_;
+  internal::SizesAndStrides dims_;
   int64_t numel_ = 0;
   int64_t capacity_ = 0;
   MemoryStats* stats_ = nullptr;
