@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
@@ -65,10 +66,23 @@ dnnl::engine& engine() {
 // (Onednn::implementations()), which is what the no-`ref` test checks.
 class PrimitiveCache {
  public:
-  // The primitive for `key`, made by `make()` on first use; empty when oneDNN
-  // would run a reference kernel or rejects the descriptor.
+  // The primitive for `op` over `views` (`extra`: its algorithm, axis, ...),
+  // made by `make()` on first use; empty when oneDNN would run a reference
+  // kernel or rejects the descriptor. The key is the views' dtypes, sizes and
+  // strides as raw bytes (built in a per-thread buffer: no allocation, no
+  // formatting on a hit); the readable form is made only for the log.
   template <class Make>
-  dnnl::primitive get(absl::string_view key, Make&& make) {
+  dnnl::primitive get(const char* op, std::initializer_list<const KernelView*> views, int64_t extra,
+                      Make&& make) {
+    thread_local std::string key;
+    key.clear();
+    append_raw(key, reinterpret_cast<uintptr_t>(op));
+    append_raw(key, extra);
+    for (const KernelView* v : views) {
+      append_raw(key, static_cast<int64_t>(v->dtype) << 32 | static_cast<int64_t>(v->sizes.size()));
+      key.append(reinterpret_cast<const char*>(v->sizes.data()), v->sizes.size() * sizeof(int64_t));
+      key.append(reinterpret_cast<const char*>(v->strides.data()), v->strides.size() * sizeof(int64_t));
+    }
     {
       SpinLockHolder lock(&mu_);
       auto it = cache_.find(key);
@@ -83,13 +97,24 @@ class PrimitiveCache {
       p = dnnl::primitive();
     }
     if (p && absl::StartsWith(impl, "ref")) p = dnnl::primitive();
+    std::string entry = absl::StrCat(op, ":", extra);
+    for (const KernelView* v : views) {
+      absl::StrAppend(&entry, "|", dtype_name(v->dtype), ":", absl::StrJoin(v->sizes, "x"), "/",
+                      absl::StrJoin(v->strides, ","));
+    }
     SpinLockHolder lock(&mu_);
-    if (cache_.size() > 4096) cache_.clear();  // bounded: shapes churn in odd workloads
-    cache_.emplace(std::string(key), p);
+    if (cache_.size() > 4096) {  // bounded: shapes churn in odd workloads
+      cache_.clear();
+      generation_.fetch_add(1, std::memory_order_relaxed);
+    }
+    cache_.emplace(key, p);
     if (!p) ++rejected_;
-    if (log_.size() < 4096) log_.push_back(absl::StrCat(key, " -> ", impl, p ? "" : " (rejected)"));
+    if (log_.size() < 4096) log_.push_back(absl::StrCat(entry, " -> ", impl, p ? "" : " (rejected)"));
     return p;
   }
+
+  // Changes whenever primitives leave the cache (so a primitive's address may be reused).
+  uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
 
   std::vector<std::string> log() {
     SpinLockHolder lock(&mu_);
@@ -111,6 +136,11 @@ class PrimitiveCache {
     return info;
   }
 
+  static void append_raw(std::string& key, int64_t v) {
+    key.append(reinterpret_cast<const char*>(&v), sizeof(v));
+  }
+
+  std::atomic<uint64_t> generation_{0};
   SpinLock mu_;  // held for a hash lookup or insert (core/spin_lock.h)
   absl::flat_hash_map<std::string, dnnl::primitive> cache_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> log_ ABSL_GUARDED_BY(mu_);
@@ -124,19 +154,6 @@ PrimitiveCache& cache() {
 
 dnnl::memory::dims to_dims(IntSpan s) { return dnnl::memory::dims(s.begin(), s.end()); }
 
-// The cache key of a primitive for `views`, built in a per-thread buffer (no
-// allocation once it has grown); valid until this thread's next key_of.
-absl::string_view key_of(const char* op, std::initializer_list<const KernelView*> views, int64_t extra = 0) {
-  thread_local std::string k;
-  k.clear();
-  absl::StrAppend(&k, op, ":", extra);
-  for (const KernelView* v : views) {
-    absl::StrAppend(&k, "|", static_cast<int>(v->dtype), ":");
-    for (size_t i = 0; i < v->sizes.size(); ++i) absl::StrAppend(&k, v->sizes[i], "/", v->strides[i], ",");
-  }
-  return k;
-}
-
 struct ArgKey {
   dnnl_primitive_t primitive;
   int kind;
@@ -148,29 +165,36 @@ struct ArgKey {
 };
 
 struct Arg {
-  int kind;                        // DNNL_ARG_*
-  const dnnl::memory::desc& desc;  // what the primitive was made for
-  void* data;
+  int kind;               // DNNL_ARG_*
+  const KernelView* view; // laid out as when the primitive was made (its cache key)
 };
+
+dnnl::memory::desc md(const KernelView& v);
 
 // Runs `p` on this thread's stream; false (nothing run) when `p` is empty.
 // The memory objects of each (primitive, argument) are kept per thread and
-// pointed at this call's data (set_data_handle), so a call allocates nothing:
-// creating them and an argument map each time cost about 1 µs per primitive.
+// pointed at this call's data (set_data_handle), so a call allocates nothing
+// and builds no descriptor: creating them and an argument map each time cost
+// about 1 us per primitive. A primitive's arguments always have the layout of
+// its cache key, so the memory made at its first call fits every later one.
 bool execute(const dnnl::primitive& p, std::initializer_list<Arg> args) {
   if (!p) return false;
   apply_threads();
   thread_local dnnl::stream s(engine());
   thread_local absl::flat_hash_map<ArgKey, dnnl::memory> memories;
-  if (memories.size() > 8192) memories.clear();  // bounded, as the primitive cache
+  thread_local uint64_t generation = 0;
+  if (const uint64_t g = cache().generation(); g != generation || memories.size() > 8192) {
+    memories.clear();  // primitives left the cache: their addresses may come back
+    generation = g;
+  }
   std::array<dnnl_exec_arg_t, 4> c_args;
   size_t n = 0;
   for (const Arg& a : args) {
     dnnl::memory& m = memories[ArgKey{p.get(), a.kind}];
-    if (!m || m.get_desc() != a.desc) {
-      m = dnnl::memory(a.desc, engine(), a.data);
+    if (!m) {
+      m = dnnl::memory(md(*a.view), engine(), a.view->data);
     } else {
-      m.set_data_handle(a.data);
+      m.set_data_handle(a.view->data);
     }
     c_args[n++] = dnnl_exec_arg_t{a.kind, m.get()};
   }
@@ -273,11 +297,10 @@ absl::Status Onednn::copy(const KernelView& dst, const KernelView& src) {
   if (big_f32(dst) && src.dtype == ScalarType::Float && !has_zero_stride(src) &&
       !(dst.is_contiguous() && src.is_contiguous())) {
     if (try_dnnl([&] {
-          const auto smd = md(src), dmd = md(dst);
-          auto p = cache().get(key_of("reorder", {&dst, &src}), [&] {
-            return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), smd, engine(), dmd));
+          auto p = cache().get("reorder", {&dst, &src}, 0, [&] {
+            return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), md(src), engine(), md(dst)));
           });
-          return execute(p, {{DNNL_ARG_FROM, smd, src.data}, {DNNL_ARG_TO, dmd, dst.data}});
+          return execute(p, {{DNNL_ARG_FROM, &src}, {DNNL_ARG_TO, &dst}});
         })) {
       return absl::OkStatus();
     }
@@ -310,12 +333,11 @@ absl::Status Onednn::binary(BinaryOp op, const KernelView& out, const KernelView
   const OwnedKernelView squashed = squash_broadcast(*s1);
   const KernelView src1 = squashed;
   if (try_dnnl([&] {
-        const auto m0 = md(*s0), m1 = md(src1), mo = md(out);
-        auto p = cache().get(key_of("binary", {&out, s0, &src1}, static_cast<int>(alg)), [&] {
-          return dnnl::binary(dnnl::binary::primitive_desc(dnnl::binary::desc(alg, m0, m1, mo), engine()));
+        auto p = cache().get("binary", {&out, s0, &src1}, static_cast<int>(alg), [&] {
+          return dnnl::binary(
+              dnnl::binary::primitive_desc(dnnl::binary::desc(alg, md(*s0), md(src1), md(out)), engine()));
         });
-        return execute(p, {{DNNL_ARG_SRC_0, m0, s0->data}, {DNNL_ARG_SRC_1, m1, src1.data},
-                    {DNNL_ARG_DST, mo, out.data}});
+        return execute(p, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, &src1}, {DNNL_ARG_DST, &out}});
       })) {
     return absl::OkStatus();
   }
@@ -357,13 +379,12 @@ absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& 
     default: return loops::unary_loop(op, out, in);  // sin, cos: no oneDNN eltwise
   }
   if (try_dnnl([&] {
-        const auto m = md(in);
-        auto p = cache().get(key_of("eltwise", {&in}, static_cast<int>(op)), [&] {
+        auto p = cache().get("eltwise", {&in, &out}, static_cast<int>(op), [&] {
           return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
-              dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, m, alpha, beta),
+              dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md(in), alpha, beta),
               engine()));
         });
-        return execute(p, {{DNNL_ARG_SRC, m, in.data}, {DNNL_ARG_DST, m, out.data}});
+        return execute(p, {{DNNL_ARG_SRC, &in}, {DNNL_ARG_DST, &out}});
       })) {
     return absl::OkStatus();
   }
@@ -386,21 +407,21 @@ absl::Status Onednn::reduce(ReduceOp op, const KernelView& out, const KernelView
 absl::Status Onednn::softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
   if (big_f32(in) && in.is_contiguous() && out.is_contiguous()) {
     if (try_dnnl([&] {
-          const auto m = md(in);
           const int axis = static_cast<int>(dim);
           dnnl::primitive p;
           if (log) {
-            p = cache().get(key_of("logsoftmax", {&in}, dim), [&] {
+            p = cache().get("logsoftmax", {&in, &out}, dim, [&] {
               return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
-                  dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, m, axis), engine()));
+                  dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
+                  engine()));
             });
           } else {
-            p = cache().get(key_of("softmax", {&in}, dim), [&] {
+            p = cache().get("softmax", {&in, &out}, dim, [&] {
               return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
-                  dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, m, axis), engine()));
+                  dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis), engine()));
             });
           }
-          return execute(p, {{DNNL_ARG_SRC, m, in.data}, {DNNL_ARG_DST, m, out.data}});
+          return execute(p, {{DNNL_ARG_SRC, &in}, {DNNL_ARG_DST, &out}});
         })) {
       return absl::OkStatus();
     }
@@ -469,14 +490,21 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
     if (absl::Status s = dense_copy(sb, cb); !s.ok()) return s;
     sb = cb.view;
   }
-  const KernelView va = sa, vb = sb, vo = o;
+  KernelView va = sa, vb = sb, vo = o;
+  if (vo.sizes[0] == 1) {
+    // One product: described as 2-D (oneDNN's batched brgemm costs ~2 us more
+    // per call at n = 64; matmul_2d/n=64 in onednn_benchmark).
+    for (KernelView* v : {&va, &vb, &vo}) {
+      v->sizes = v->sizes.subspan(1);
+      v->strides = v->strides.subspan(1);
+    }
+  }
   if (try_dnnl([&] {
-        const auto ma = md(va), mb = md(vb), mo = md(vo);
-        auto p = cache().get(key_of("matmul", {&va, &vb, &vo}), [&] {
-          return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ma, mb, mo), engine()));
+        auto p = cache().get("matmul", {&va, &vb, &vo}, 0, [&] {
+          return dnnl::matmul(
+              dnnl::matmul::primitive_desc(dnnl::matmul::desc(md(va), md(vb), md(vo)), engine()));
         });
-        return execute(p, {{DNNL_ARG_SRC, ma, sa.data}, {DNNL_ARG_WEIGHTS, mb, sb.data},
-                           {DNNL_ARG_DST, mo, o.data}});
+        return execute(p, {{DNNL_ARG_SRC, &va}, {DNNL_ARG_WEIGHTS, &vb}, {DNNL_ARG_DST, &vo}});
       })) {
     if (o.sizes[0] == out.sizes[0]) return absl::OkStatus();
     OwnedKernelView first = o, rest(out);
