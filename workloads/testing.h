@@ -37,7 +37,7 @@ void run_one(const std::string& name, const Data& data, const RunOptions& option
     runner.finish();
   }
   gc::collect();
-  gc::testing::dispose_created_on_this_thread_since(since);
+  gc::testing::release_created_on_this_thread_since(since);
   const StatsSnapshot after = B::stats().snapshot();
   EXPECT_EQ(after.live_tensors, before.live_tensors) << "tensors left after finish()";
   EXPECT_EQ(after.bytes_in_use, before.bytes_in_use) << "bytes left after finish()";

@@ -40,7 +40,7 @@ template <>
 struct Idiom<dispose::Policy> {
   struct Guard {
     uint64_t since = dispose::testing::next_serial();
-    ~Guard() { dispose::testing::dispose_created_on_this_thread_since(since); }
+    ~Guard() { dispose::testing::release_created_on_this_thread_since(since); }
   };
 };
 

@@ -93,7 +93,7 @@ TEST(Idioms, Gc) {
   kept[0].dispose();
   // The collector scans stacks conservatively and may still hold a stray alias
   // or two; dispose them so LeakSanitizer (--config=asan) judges only our code.
-  custody::gc::testing::dispose_created_on_this_thread_since(since);
+  custody::gc::testing::release_created_on_this_thread_since(since);
 }
 
 TEST(Idioms, Manual) {

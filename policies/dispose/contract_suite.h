@@ -56,11 +56,11 @@ TYPED_TEST_P(DisposeContractTest, CopyingAHandleCopiesTheReference) {
 TYPED_TEST_P(DisposeContractTest, DisposeIsIdempotent) {
   using T = TypeParam;
   T a = T::ones({2});
-  const int64_t live = dispose::live_aliases();
+  const int64_t live = dispose::live_references();
   a.dispose();
   a.dispose();
   custody::release(a);
-  EXPECT_EQ(dispose::live_aliases(), live - 1) << "disposing twice counts once";
+  EXPECT_EQ(dispose::live_references(), live - 1) << "disposing twice counts once";
 }
 
 TYPED_TEST_P(DisposeContractTest, AliasIsAnIndependentReference) {
@@ -75,9 +75,9 @@ TYPED_TEST_P(DisposeContractTest, AliasIsAnIndependentReference) {
 TYPED_TEST_P(DisposeContractTest, EveryOpResultIsAFreshAliasToDispose) {
   using T = TypeParam;
   T a = T::ones({2});
-  const int64_t live = dispose::live_aliases();
+  const int64_t live = dispose::live_references();
   T r = a.add_(1);  // in-place: a fresh alias of the same tensor
-  EXPECT_EQ(dispose::live_aliases(), live + 1);
+  EXPECT_EQ(dispose::live_references(), live + 1);
   EXPECT_EQ(&r.impl(), &a.impl());
   r.dispose();
   EXPECT_EQ(values_of(a), std::vector<double>({2, 2}));
@@ -198,15 +198,15 @@ TYPED_TEST_P(DisposeContractTest, OverwritingAHandleLosesTheOldAliasAsInCSharp) 
 TYPED_TEST_P(DisposeContractTest, ChainedTemporariesEachNeedADispose) {
   // Technique 2's pitfall: every intermediate of a chain is an alias to dispose.
   using T = TypeParam;
-  const int64_t live = dispose::live_aliases();
+  const int64_t live = dispose::live_references();
   const size_t leaks0 = dispose::leak_report().size();
   T a = T::ones({4});
   T r = a.mul(2).add(1).exp().sum();
-  EXPECT_EQ(dispose::live_aliases(), live + 5);
+  EXPECT_EQ(dispose::live_references(), live + 5);
   EXPECT_EQ(dispose::leak_report().size(), leaks0 + 3) << "mul, add and exp are unreachable";
   a.dispose();
   r.dispose();
-  EXPECT_EQ(dispose::live_aliases(), live + 3);
+  EXPECT_EQ(dispose::live_references(), live + 3);
 }
 
 TYPED_TEST_P(DisposeContractTest, ReachableUndisposedAliasesAreNotLeaks) {
@@ -303,11 +303,11 @@ TYPED_TEST_P(DisposeContractTest, DisposingGuardsNestAndEachDisposesItsOwn) {
 TYPED_TEST_P(DisposeContractTest, AFailingOpCreatesNoAlias) {
   using T = TypeParam;
   T a = T::ones({2, 3});
-  const int64_t live = dispose::live_aliases();
+  const int64_t live = dispose::live_references();
   const StatsSnapshot before = TestFixture::stats();
   EXPECT_THROW((void)a.matmul(a), ShapeError);
   EXPECT_THROW((void)a.view({7}), ShapeError);
-  EXPECT_EQ(dispose::live_aliases(), live);
+  EXPECT_EQ(dispose::live_references(), live);
   EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
   a.dispose();
 }
@@ -359,7 +359,7 @@ TYPED_TEST_P(DisposeContractTest, AliasOfAViewSharesTheTensorNotTheAlias) {
 TYPED_TEST_P(DisposeContractTest, ConcurrentHandleCopiesKeepTheAliasConsistent) {
   using T = TypeParam;
   T a = T::ones({8});
-  const int64_t live = dispose::live_aliases();
+  const int64_t live = dispose::live_references();
   std::vector<std::thread> threads;
   for (int i = 0; i < 8; ++i) {
     threads.emplace_back([&a] {
@@ -370,15 +370,15 @@ TYPED_TEST_P(DisposeContractTest, ConcurrentHandleCopiesKeepTheAliasConsistent) 
     });
   }
   for (auto& t : threads) t.join();
-  EXPECT_EQ(dispose::live_aliases(), live);
+  EXPECT_EQ(dispose::live_references(), live);
   a.dispose();
-  EXPECT_EQ(dispose::live_aliases(), live - 1);
+  EXPECT_EQ(dispose::live_references(), live - 1);
 }
 
 TYPED_TEST_P(DisposeContractTest, RacingDisposesThroughCopiesGiveTheReferenceBackOnce) {
   using T = TypeParam;
   const StatsSnapshot before = TestFixture::stats();
-  const int64_t live = dispose::live_aliases();
+  const int64_t live = dispose::live_references();
   for (int round = 0; round < 20; ++round) {
     T a = T::ones({4});
     std::atomic<bool> go{false};
@@ -398,14 +398,14 @@ TYPED_TEST_P(DisposeContractTest, RacingDisposesThroughCopiesGiveTheReferenceBac
     EXPECT_TRUE(a.is_disposed());
     EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors) << "round " << round;
   }
-  EXPECT_EQ(dispose::live_aliases(), live);
+  EXPECT_EQ(dispose::live_references(), live);
   EXPECT_EQ(TestFixture::stats().bytes_in_use, before.bytes_in_use);
 }
 
 TYPED_TEST_P(DisposeContractTest, AliasesOfAnExitedThreadStayUsable) {
   using T = TypeParam;
   const StatsSnapshot before = TestFixture::stats();
-  const int64_t live = dispose::live_aliases();
+  const int64_t live = dispose::live_references();
   const size_t leaks = dispose::leak_report().size();
   std::vector<T> made;
   // More than one slab's worth, made on a thread that then exits.
@@ -414,7 +414,7 @@ TYPED_TEST_P(DisposeContractTest, AliasesOfAnExitedThreadStayUsable) {
       made.push_back(T::full(std::vector<int64_t>{2}, static_cast<float>(i)));
     }
   }).join();
-  EXPECT_EQ(dispose::live_aliases(), live + 300);
+  EXPECT_EQ(dispose::live_references(), live + 300);
   EXPECT_EQ(dispose::leak_report().size(), leaks) << "reachable from here, so not leaks";
   for (int i = 0; i < 300; i += 37) {
     EXPECT_EQ(values_of(made[i]), std::vector<double>({1.0 * i, 1.0 * i}));
@@ -426,7 +426,7 @@ TYPED_TEST_P(DisposeContractTest, AliasesOfAnExitedThreadStayUsable) {
   }).join();
   for (T& t : made) t.dispose();
   made.clear();  // the last handles go here: the slots go back to a registry of no running thread
-  EXPECT_EQ(dispose::live_aliases(), live);
+  EXPECT_EQ(dispose::live_references(), live);
   EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
 }
 

@@ -30,7 +30,7 @@ namespace internal {
 // [Registries and thread exit]): slots stay valid for handles that outlive
 // their thread, and thread churn does not grow memory.
 //
-// There are no counters on the fast paths: live_aliases() and leak_report()
+// There are no counters on the fast paths: live_references() and leak_report()
 // scan the slabs (the state word says what each slot is, Note [Alias state]).
 // `mu` guards `slabs` and is held by the scans and by the test idiom: the only
 // thing that can change a leaked alias (state 0) is the idiom on the creating
@@ -176,14 +176,14 @@ void throw_null(const char* op) {
 
 }  // namespace internal
 
-std::vector<LeakedAlias> leak_report() {
-  std::vector<std::pair<LeakedAlias, sites::Site>> leaks;
+std::vector<LeakedReference> leak_report() {
+  std::vector<std::pair<LeakedReference, sites::Site>> leaks;
   internal::scan([&leaks](const internal::Alias& a) {
     // Acquire: reads the creator's writes. A leaked alias does not change
     // while the scan holds its registry's `mu` (Note [Alias slabs]).
     if (a.state.load(std::memory_order_acquire) != 0) return;
     leaks.emplace_back(
-        LeakedAlias{a.serial, std::string(dtype_name(a.impl->scalar_type())),
+        LeakedReference{a.serial, std::string(dtype_name(a.impl->scalar_type())),
                     std::vector<int64_t>(a.impl->sizes().begin(), a.impl->sizes().end()),
                     std::string()},
         a.site);
@@ -191,7 +191,7 @@ std::vector<LeakedAlias> leak_report() {
   std::sort(leaks.begin(), leaks.end(),
             [](const auto& x, const auto& y) { return x.first.serial < y.first.serial; });
   // Symbolized outside the locks: it is the slow part (core/sites.h).
-  std::vector<LeakedAlias> out;
+  std::vector<LeakedReference> out;
   out.reserve(leaks.size());
   for (auto& [leak, site] : leaks) {
     leak.site = site.to_string();
@@ -202,14 +202,14 @@ std::vector<LeakedAlias> leak_report() {
 
 std::string leak_report_string() {
   std::string s;
-  for (const LeakedAlias& l : leak_report()) {
+  for (const LeakedReference& l : leak_report()) {
     absl::StrAppendFormat(&s, "leaked alias #%d: %s %s\n%s", l.serial, l.dtype, shape_str(l.sizes),
                           sites::describe("created at", l.site));
   }
   return s;
 }
 
-int64_t live_aliases() {
+int64_t live_references() {
   int64_t live = 0;
   internal::scan([&live](const internal::Alias& a) {
     if (!(a.state.load(std::memory_order_relaxed) & internal::Alias::kDisposed)) ++live;
@@ -223,7 +223,7 @@ namespace testing {
 
 uint64_t next_serial() { return internal::g_serials.fence(); }
 
-void dispose_created_on_this_thread_since(uint64_t since) {
+void release_created_on_this_thread_since(uint64_t since) {
   using internal::Alias;
   internal::Registry* r = internal::ThisThread::current();
   if (r == nullptr) return;  // this thread made no alias (or is exiting)

@@ -78,7 +78,7 @@ extern constinit thread_local SlotOwner* tl_owner;
 //   0                      no handle, not disposed: a leak. No handle can ever
 //                          reach the alias again; it stays until the process
 //                          ends (what leak_report() lists), unless the test
-//                          idiom (testing::dispose_created_on_this_thread_since)
+//                          idiom (testing::release_created_on_this_thread_since)
 //                          disposes it
 //
 // Only a handle can dispose, so a disposed alias is freed by its last handle
@@ -229,7 +229,9 @@ Disposing<T> disposing(T t) {
   return Disposing<T>(std::move(t));
 }
 
-struct LeakedAlias {
+// An alias's reference that was never given back (the same name as manual's
+// report entry; gc's collector finds its own).
+struct LeakedReference {
   uint64_t serial;     // creation order along its thread
   std::string dtype;
   std::vector<int64_t> sizes;
@@ -238,19 +240,19 @@ struct LeakedAlias {
 
 // Undisposed aliases that no handle refers to any more (they can never be
 // disposed: their memory is lost until the process ends), by serial.
-std::vector<LeakedAlias> leak_report();
+std::vector<LeakedReference> leak_report();
 // leak_report() as text, one alias per line.
 std::string leak_report_string();
 // Number of aliases not yet disposed (referenced or not): a sum of per-thread
 // counters, exact whenever no other thread is creating or disposing meanwhile.
-int64_t live_aliases();
+int64_t live_references();
 
 // Turns creation-site recording on or off (default: CUSTODY_TRACK_SITES=1 in the environment).
 void set_track_sites(bool on);
 
 namespace testing {
 // Disposes every alias created on this thread since `since_serial` (the test idiom).
-void dispose_created_on_this_thread_since(uint64_t since_serial);
+void release_created_on_this_thread_since(uint64_t since_serial);
 // A bound on serials: every alias created after this call (on this thread, or
 // on any thread that happens after it) has a serial >= the result, every alias
 // created before it a smaller one. Serials grow along each thread; across

@@ -247,7 +247,7 @@ TYPED_TEST_P(GcContractTest, DisposeIsIdempotent) {
   a.dispose();
   custody::release(a);
   const gc::Stats s1 = gc::stats();
-  EXPECT_EQ(s1.live_aliases, s0.live_aliases - 1) << "disposing three times counts once";
+  EXPECT_EQ(s1.live_references, s0.live_references - 1) << "disposing three times counts once";
   EXPECT_EQ(s1.disposed, s0.disposed + 1);
 }
 
@@ -265,10 +265,10 @@ TYPED_TEST_P(GcContractTest, ReleaseIsDispose) {
 TYPED_TEST_P(GcContractTest, CopyingAHandleSharesTheAlias) {
   using T = TypeParam;
   T a = T::ones({2});
-  const int64_t live = gc::stats().live_aliases;
+  const int64_t live = gc::stats().live_references;
   T b = a;
   T c = std::move(b);  // a move is a copy: C# references do not move
-  EXPECT_EQ(gc::stats().live_aliases, live) << "copies make no new alias";
+  EXPECT_EQ(gc::stats().live_references, live) << "copies make no new alias";
   EXPECT_EQ(&c.impl(), &a.impl());
   EXPECT_EQ(&b.impl(), &a.impl());
   a.dispose();
@@ -279,9 +279,9 @@ TYPED_TEST_P(GcContractTest, CopyingAHandleSharesTheAlias) {
 TYPED_TEST_P(GcContractTest, AliasIsAnIndependentReference) {
   using T = TypeParam;
   T a = T::full(std::vector<int64_t>{3}, 2.0f);
-  const int64_t live = gc::stats().live_aliases;
+  const int64_t live = gc::stats().live_references;
   T b = a.alias();
-  EXPECT_EQ(gc::stats().live_aliases, live + 1);
+  EXPECT_EQ(gc::stats().live_references, live + 1);
   a.dispose();
   EXPECT_EQ(values_of(b), std::vector<double>({2, 2, 2}));
 }
@@ -289,9 +289,9 @@ TYPED_TEST_P(GcContractTest, AliasIsAnIndependentReference) {
 TYPED_TEST_P(GcContractTest, EveryOpResultIsAFreshAlias) {
   using T = TypeParam;
   T a = T::ones({2});
-  const int64_t live = gc::stats().live_aliases;
+  const int64_t live = gc::stats().live_references;
   T r = a.add_(1);  // in place: a fresh alias of the same tensor (G8)
-  EXPECT_EQ(gc::stats().live_aliases, live + 1);
+  EXPECT_EQ(gc::stats().live_references, live + 1);
   EXPECT_EQ(&r.impl(), &a.impl());
   r.dispose();
   EXPECT_EQ(values_of(a), std::vector<double>({2, 2}));
@@ -806,9 +806,9 @@ TYPED_TEST_P(GcContractTest, StatsBalance) {
   gone.dispose();
   gc_contract::collect_clean();
   const gc::Stats s = gc::stats();
-  EXPECT_EQ(s.aliases_created, s.live_aliases + s.disposed + s.finalized)
+  EXPECT_EQ(s.aliases_created, s.live_references + s.disposed + s.finalized)
       << "every alias is live, disposed or finalized: " << s.to_string();
-  EXPECT_GE(s.live_aliases, 1);
+  EXPECT_GE(s.live_references, 1);
   EXPECT_GE(s.collections, 1);
   EXPECT_NE(s.to_string().find("finalized="), std::string::npos);
 }

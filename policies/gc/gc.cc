@@ -17,6 +17,8 @@
 #include "core/reclaim.h"
 #include "core/sites.h"
 #include "core/spin_lock.h"
+#include "policies/internal/intrusive_list.h"
+#include "policies/internal/per_thread.h"
 
 // Note [ThreadSanitizer] in gc.h.
 #if defined(__SANITIZE_THREAD__)
@@ -50,19 +52,22 @@ Counters& counters() {
 
 // ---- the registry of live aliases (Note [Alias layout]) ------------------------
 
+// Links hidden from the collector: the registry must not keep its aliases reachable.
+struct HiddenLinks {
+  static GC_hidden_pointer hide(Alias* p) { return GC_HIDE_POINTER(p); }
+  static Alias* reveal(GC_hidden_pointer h) { return static_cast<Alias*>(GC_REVEAL_POINTER(h)); }
+};
+
 struct Registry {
   SpinLock mu;  // held for a link or unlink: Note [Why not absl::Mutex here] (core/spin_lock.h)
-  Alias head;  // sentinel of the circular list of live aliases (links hidden)
-  int64_t live = 0;
-  uint64_t serial = 0;
-  Registry() { head.prev = head.next = GC_HIDE_POINTER(&head); }
+  // The live aliases, oldest first.
+  policy_internal::IntrusiveList<Alias, &Alias::prev, &Alias::next, HiddenLinks> live
+      ABSL_GUARDED_BY(mu);
 };
 Registry& registry() {
   static Registry* r = new Registry;
   return *r;
 }
-
-Alias* reveal(GC_hidden_pointer h) { return static_cast<Alias*>(GC_REVEAL_POINTER(h)); }
 
 // The alias's creation site (Note [Alias layout]), for symbolizing.
 sites::Site site_of(const Alias* a) {
@@ -73,29 +78,13 @@ sites::Site site_of(const Alias* a) {
   return sites::Site::from_frames(pcs, n);
 }
 
-// Requires registry().mu.
-void link(Registry& r, Alias* a) {
-  Alias* last = reveal(r.head.prev);
-  a->next = GC_HIDE_POINTER(&r.head);
-  a->prev = GC_HIDE_POINTER(last);
-  last->next = GC_HIDE_POINTER(a);
-  r.head.prev = GC_HIDE_POINTER(a);
-  ++r.live;
-}
-void unlink(Registry& r, Alias* a) {
-  reveal(a->prev)->next = a->next;
-  reveal(a->next)->prev = a->prev;
-  a->prev = a->next = 0;
-  --r.live;
-}
-
 // Takes the reference out of a live alias, under the registry mutex. Null if
 // the alias already gave it back.
 TensorImpl* take_reference(Alias* a, AliasState new_state) {
   Registry& r = registry();
   SpinLockHolder lock(&r.mu);
   TensorImpl* p = a->impl.exchange(nullptr, std::memory_order_acq_rel);
-  if (p != nullptr) unlink(r, a);
+  if (p != nullptr) r.live.erase(a);
   // A finalized alias stays marked finalized (G4 message) whatever happened before.
   if (p != nullptr || new_state == AliasState::kFinalized) {
     a->state.store(new_state, std::memory_order_release);
@@ -109,16 +98,11 @@ void give_back(TensorImpl* p) {
 
 // ---- threads --------------------------------------------------------------------
 
-std::atomic<uint64_t> g_next_thread_id{1};
-thread_local uint64_t tls_thread_id = 0;
+constinit policy_internal::SerialClock g_serials(0);  // Note [Serials in blocks]
+constinit thread_local policy_internal::ThreadSerials tls_serials;
 thread_local bool tls_known_registered = false;
 thread_local bool tls_in_finalizers = false;
 thread_local int64_t tls_finalized = 0;  // references given back by finalizers run on this thread
-
-uint64_t this_thread_id() {
-  if (tls_thread_id == 0) tls_thread_id = g_next_thread_id.fetch_add(1, std::memory_order_relaxed);
-  return tls_thread_id;
-}
 
 // Registers the calling thread; returns true if this call registered it.
 bool register_this_thread() {
@@ -455,14 +439,14 @@ Alias* new_alias(ImplRef& ref) {
   }
   Alias* a = ::new (mem) Alias;
   a->site = site;
-  a->thread = this_thread_id();
+  a->thread = policy_internal::this_thread_number();
+  a->serial = g_serials.next(tls_serials);
   GC_REGISTER_FINALIZER_NO_ORDER(a, &finalize_alias, nullptr, nullptr, nullptr);
   a->impl.store(ref.leak(), std::memory_order_release);
   {
     Registry& r = registry();
     SpinLockHolder lock(&r.mu);
-    a->serial = r.serial++;
-    link(r, a);
+    r.live.push_back(a);
   }
   counters().created.fetch_add(1, std::memory_order_relaxed);
   return a;
@@ -590,10 +574,10 @@ bool scan_all_libraries() { return internal::scan_all_now(); }
 
 std::string Stats::to_string() const {
   return absl::StrFormat(
-      "gc: live_aliases=%d aliases_created=%d disposed=%d finalized=%d collections=%d "
+      "gc: live_references=%d aliases_created=%d disposed=%d finalized=%d collections=%d "
       "(pressure=%d reclaim=%d) budget_skips=%d bytes_since_collection=%d gc_heap_bytes=%d "
       "static_roots: objects scanned=%d skipped=%d, bytes scanned=%d skipped=%d",
-      live_aliases, aliases_created, disposed, finalized, collections, pressure_collections,
+      live_references, aliases_created, disposed, finalized, collections, pressure_collections,
       reclaim_collections, budget_skips, bytes_since_collection, gc_heap_bytes,
       root_objects_scanned, root_objects_skipped, root_bytes_scanned, root_bytes_skipped);
 }
@@ -604,7 +588,7 @@ Stats stats() {
   {
     internal::Registry& r = internal::registry();
     SpinLockHolder lock(&r.mu);
-    s.live_aliases = r.live;
+    s.live_references = r.live.size();
   }
   s.aliases_created = c.created.load(std::memory_order_relaxed);
   s.disposed = c.disposed.load(std::memory_order_relaxed);
@@ -631,27 +615,20 @@ bool scans_static_data_of(const char* path) {
   return internal::scans_object(path);
 }
 
-uint64_t next_serial() {
-  internal::Registry& r = internal::registry();
-  SpinLockHolder lock(&r.mu);
-  return r.serial;
-}
+uint64_t next_serial() { return internal::g_serials.fence(); }
 
-void dispose_created_on_this_thread_since(uint64_t since) {
-  const uint64_t me = internal::this_thread_id();
+void release_created_on_this_thread_since(uint64_t since) {
+  const uint64_t me = policy_internal::this_thread_number();
   std::vector<TensorImpl*> refs;
   {
     internal::Registry& r = internal::registry();
     SpinLockHolder lock(&r.mu);
-    for (internal::Alias* a = internal::reveal(r.head.next); a != &r.head;) {
-      internal::Alias* next = internal::reveal(a->next);
-      if (a->thread == me && a->serial >= since) {
-        refs.push_back(a->impl.exchange(nullptr, std::memory_order_acq_rel));
-        a->state.store(internal::AliasState::kDisposed, std::memory_order_release);
-        internal::unlink(r, a);
-      }
-      a = next;
-    }
+    r.live.for_each([&](internal::Alias* a) {
+      if (a->thread != me || a->serial < since) return;
+      refs.push_back(a->impl.exchange(nullptr, std::memory_order_acq_rel));
+      a->state.store(internal::AliasState::kDisposed, std::memory_order_release);
+      r.live.erase(a);
+    });
   }
   // The finalizers stay registered (the aliases may be unreachable already, so
   // they must not be touched outside the mutex); they will find nothing to do.

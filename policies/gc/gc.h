@@ -261,7 +261,7 @@ enum class AliasState : uint8_t { kLive = 0, kDisposed = 1, kFinalized = 2 };
 struct Alias {
   std::atomic<TensorImpl*> impl{nullptr};
   std::atomic<AliasState> state{AliasState::kLive};
-  uint64_t serial = 0;       // creation order
+  uint64_t serial = 0;       // never reused; increasing along its thread (Note [Serials in blocks])
   uint64_t thread = 0;       // creating thread (custody-local id), for the test idiom
   GC_hidden_pointer prev = 0;
   GC_hidden_pointer next = 0;
@@ -509,7 +509,7 @@ T* make(Args&&... args) {
 // ---- statistics ----------------------------------------------------------------
 
 struct Stats {
-  int64_t live_aliases = 0;            // aliases still holding a reference
+  int64_t live_references = 0;         // aliases still holding a reference
   int64_t aliases_created = 0;
   int64_t disposed = 0;                // references given back by dispose()/release()/test idiom
   int64_t finalized = 0;               // references given back by finalizers
@@ -536,7 +536,7 @@ namespace testing {
 bool scans_static_data_of(const char* path);
 // The test idiom (PolicyIdiom<gc::Policy>): disposes every alias created on
 // this thread since `since_serial` that still holds a reference.
-void dispose_created_on_this_thread_since(uint64_t since_serial);
+void release_created_on_this_thread_since(uint64_t since_serial);
 uint64_t next_serial();
 }  // namespace testing
 

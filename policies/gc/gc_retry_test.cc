@@ -80,7 +80,7 @@ class GcRetryTest : public ::testing::Test {
   void TearDown() override {
     if (!collector_enabled()) return;
     g_cap = -1;
-    testing::dispose_created_on_this_thread_since(since_);
+    testing::release_created_on_this_thread_since(since_);
     collect();
   }
   // Caps the backend at its current bytes in use plus `headroom`.

@@ -69,7 +69,7 @@ class GcRootsTest : public ::testing::Test {
   void TearDown() override {
     set_scan_all_libraries(scan_all_);
     for (T* h = g_program_handles; h != g_program_handles_end; ++h) *h = T();
-    testing::dispose_created_on_this_thread_since(since_);
+    testing::release_created_on_this_thread_since(since_);
   }
 
   bool scan_all_ = false;  // the setting before the test (the default, normally)

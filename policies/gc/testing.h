@@ -24,7 +24,7 @@ struct PolicyIdiom<gc::Policy> {
   struct Guard {
     gc::ThreadRegistration registration;  // first member: unregisters after the cleanup below
     uint64_t since = gc::testing::next_serial();
-    ~Guard() { gc::testing::dispose_created_on_this_thread_since(since); }
+    ~Guard() { gc::testing::release_created_on_this_thread_since(since); }
   };
   static void settle() { gc::collect(); }
 };

@@ -1,14 +1,18 @@
 // Copyright 2026 The custody Authors.
 //
-// policies/internal/per_thread.h — what the dispose and manual policies share
-// to keep their handle bookkeeping in per-thread registries, off any lock on
-// the creating thread's fast path:
+// policies/internal/per_thread.h — the bookkeeping the policies share (one
+// copy of each mechanism; names as in every policy's `testing` namespace:
+// next_serial(), release_created_on_this_thread_since()):
 //
-//   SerialClock      never-reused 64-bit serials, handed out in per-thread blocks
-//   new_thread_number()  a number per thread that is never reused
-//   MpscStack        a lock-free multi-producer stack that one consumer empties at once
+//   new_thread_number()  a number per thread that is never reused (dispose,
+//                    gc, manual, scope: a handle's creating or owning thread)
+//   SerialClock      never-reused 64-bit serials, handed out in per-thread
+//                    blocks (dispose aliases, gc aliases, manual references;
+//                    testing::next_serial() is SerialClock::fence())
+//   MpscStack        a lock-free multi-producer stack that one consumer empties
+//                    at once (dispose, manual: releases from other threads)
 //   RegistryList<R>  every registry ever made; an exited thread's registry is
-//                    handed to the next thread that needs one
+//                    handed to the next thread that needs one (dispose, manual)
 //
 // Nothing here frees memory. Registries, and the slabs a policy keeps in them,
 // are immortal: a handle may outlive the thread that made its alias (and
@@ -45,7 +49,7 @@ inline uint64_t new_thread_number() {
 // each thread, but across threads they are not creation order.
 //
 // What the policies promise across threads is `fence()` (their
-// testing::next_serial() / next_reference_id()): a creation that happens after
+// testing::next_serial()): a creation that happens after
 // fence() returns, on any thread, gets a serial >= its result, and one that
 // happens before the call got a serial below it. fence() first reads
 // `next_block_`, then bumps `epoch_` (acq_rel). Every creation loads `epoch_`

@@ -68,8 +68,8 @@ template <class T>
 }
 
 // The report line of reference `id`, if it is unfreed.
-inline std::optional<manual::UnfreedReference> find_unfreed(uint64_t id) {
-  for (manual::UnfreedReference& r : manual::leak_report()) {
+inline std::optional<manual::LeakedReference> find_unfreed(uint64_t id) {
+  for (manual::LeakedReference& r : manual::leak_report()) {
     if (r.id == id) return r;
   }
   return std::nullopt;
@@ -588,18 +588,18 @@ TYPED_TEST_P(ManualContractTest, ChainedTemporariesAreUnfreedReferencesTheIdiomC
   // The golden rule's pitfall: each link of a chain is a +1 nobody named.
   CUSTODY_MANUAL_PRELUDE;
   const StatsSnapshot before = TestFixture::stats();
-  const uint64_t since = mt::next_reference_id();
+  const uint64_t since = mt::next_serial();
   const int64_t live = manual::live_references();
   T a = T::ones({4});
   T r = a.mul(2).add(1).exp().sum();
   EXPECT_EQ(manual::live_references(), live + 5) << "a, mul, add, exp and sum";
   int unnamed = 0;
-  for (const manual::UnfreedReference& u : manual::leak_report()) {
+  for (const manual::LeakedReference& u : manual::leak_report()) {
     if (u.id >= since && u.id != a.reference_id() && u.id != r.reference_id()) ++unnamed;
   }
   EXPECT_EQ(unnamed, 3);
   // What PolicyIdiom<manual::Policy>::Guard does at the end of every test body:
-  mt::free_created_on_this_thread_since(since);
+  mt::release_created_on_this_thread_since(since);
   EXPECT_EQ(manual::live_references(), live);
   EXPECT_EQ(mt::refcount(a), 0);
   EXPECT_EQ(mt::refcount(r), 0);
@@ -785,12 +785,12 @@ TYPED_TEST_P(ManualContractTest, AReferenceMadeOnAWorkerIsFreedByTheCaller) {
 
 TYPED_TEST_P(ManualContractTest, TheTestIdiomFreesOnlyTheCallingThreadsReferences) {
   CUSTODY_MANUAL_PRELUDE;
-  const uint64_t since = mt::next_reference_id();
+  const uint64_t since = mt::next_serial();
   T mine = T::ones({2});
   T theirs;
   std::thread th([&theirs] { theirs = T::ones({3}); });
   th.join();
-  mt::free_created_on_this_thread_since(since);
+  mt::release_created_on_this_thread_since(since);
   EXPECT_EQ(mt::refcount(mine), 0);
   EXPECT_EQ(mt::refcount(theirs), 1) << "another thread's reference is its own business";
   free(theirs);

@@ -489,9 +489,9 @@ void throw_unusable(const EntryId& id, const char* op) {
 
 }  // namespace internal
 
-std::vector<UnfreedReference> leak_report() {
+std::vector<LeakedReference> leak_report() {
   struct Unfreed {
-    UnfreedReference report;
+    LeakedReference report;
     sites::Site created_at;
     std::vector<sites::Site> retained_at;
   };
@@ -504,7 +504,7 @@ std::vector<UnfreedReference> leak_report() {
     if ((w & ~internal::kCountMask) != internal::tag_of(id) || count == 0) return;  // being freed
     // Fields recorded when the slot was filled; it cannot be refilled while we
     // hold its registry's `mu` (Note [Ledger slabs]).
-    unfreed.push_back(Unfreed{UnfreedReference{id, std::string(dtype_name(s.dtype)),
+    unfreed.push_back(Unfreed{LeakedReference{id, std::string(dtype_name(s.dtype)),
                                                std::vector<int64_t>(s.sizes.begin(), s.sizes.end()),
                                                static_cast<int64_t>(count), std::string(), {}},
                               s.created_at, s.retained_at});
@@ -512,7 +512,7 @@ std::vector<UnfreedReference> leak_report() {
   std::sort(unfreed.begin(), unfreed.end(),
             [](const Unfreed& a, const Unfreed& b) { return a.report.id < b.report.id; });
   // Symbolized outside the locks: it is the slow part (core/sites.h).
-  std::vector<UnfreedReference> out;
+  std::vector<LeakedReference> out;
   out.reserve(unfreed.size());
   for (Unfreed& u : unfreed) {
     u.report.site = u.created_at.to_string();
@@ -524,7 +524,7 @@ std::vector<UnfreedReference> leak_report() {
 
 std::string leak_report_string() {
   std::string out;
-  for (const UnfreedReference& r : leak_report()) {
+  for (const LeakedReference& r : leak_report()) {
     absl::StrAppendFormat(&out, "unfreed reference #%d: %s %s, refcount %d\n", r.id, r.dtype,
                           shape_str(r.sizes), r.refcount);
     absl::StrAppend(&out, sites::describe("created at", r.site));
@@ -546,9 +546,9 @@ int64_t live_references() {
 
 namespace testing {
 
-uint64_t next_reference_id() { return internal::g_serials.fence(); }
+uint64_t next_serial() { return internal::g_serials.fence(); }
 
-void free_created_on_this_thread_since(uint64_t since) {
+void release_created_on_this_thread_since(uint64_t since) {
   internal::Registry* r = internal::ThisThread::current();
   if (r == nullptr) return;  // this thread made no reference (or is exiting)
   const uint64_t me = policy_internal::this_thread_number();

@@ -309,8 +309,8 @@ bool same_reference(const T& a, const T& b) {
          a.ledger_entry().serial == b.ledger_entry().serial;
 }
 
-// A reference that has not been freed yet.
-struct UnfreedReference {
+// A reference that has not been freed yet (the same name as dispose's report entry).
+struct LeakedReference {
   uint64_t id;                           // reference_id()
   std::string dtype;
   std::vector<int64_t> sizes;
@@ -323,7 +323,7 @@ struct UnfreedReference {
 // Every reference not yet freed, by id (ids grow along each thread: oldest
 // first per thread). In a program that follows the golden rule this is empty
 // at exit.
-std::vector<UnfreedReference> leak_report();
+std::vector<LeakedReference> leak_report();
 // leak_report() as text: a line per reference, then its sites (or a hint to
 // set CUSTODY_TRACK_SITES=1).
 std::string leak_report_string();
@@ -344,10 +344,10 @@ int64_t refcount(const T& t) {
 // any thread that happens after this call) have ids >= it, references made
 // before have smaller ones. Ids grow along each thread; across threads they
 // are not creation order (policies/internal/per_thread.h).
-uint64_t next_reference_id();
+uint64_t next_serial();
 // Frees, whatever their counts, the references created on the calling thread
 // with id >= `since` (the per-test idiom: PolicyIdiom<manual::Policy>::Guard).
-void free_created_on_this_thread_since(uint64_t since);
+void release_created_on_this_thread_since(uint64_t since);
 // Slots in the ledger's slabs (live + free), over all threads: about each
 // thread's peak of live references, in whole chunks. Stays flat under
 // create/free churn.

@@ -20,8 +20,8 @@ namespace custody::testing {
 template <>
 struct PolicyIdiom<manual::Policy> {
   struct Guard {
-    uint64_t since = manual::testing::next_reference_id();
-    ~Guard() { manual::testing::free_created_on_this_thread_since(since); }
+    uint64_t since = manual::testing::next_serial();
+    ~Guard() { manual::testing::release_created_on_this_thread_since(since); }
   };
   static void settle() {}
 };

@@ -694,15 +694,15 @@ TYPED_TEST_P(ScopeContractTest, WithRcScopeTensorTransfersWithRefcountOne) {
   T outer_result = scope::with_rc_scope_tensor([&] {
     T t_out = scope::with_rc_scope_tensor([&] {
       T t_inner = T::zeros({1});
-      inner_rc = scope::testing::refcount(t_inner);
+      inner_rc = scope::testing::use_count(t_inner);
       return t_inner;
     });
-    out_rc = scope::testing::refcount(t_out);
+    out_rc = scope::testing::use_count(t_out);
     return t_out.add(1);
   });
   EXPECT_EQ(inner_rc, 1);
   EXPECT_EQ(out_rc, 1);
-  EXPECT_EQ(scope::testing::refcount(outer_result), 1);
+  EXPECT_EQ(scope::testing::use_count(outer_result), 1);
   EXPECT_EQ(values_of(outer_result), std::vector<double>({1}));
   EXPECT_EQ(TestFixture::live(), live0 + 1) << "only the final result survives, in the test's scope";
   outer_result.dispose();
@@ -719,7 +719,7 @@ TYPED_TEST_P(ScopeContractTest, WithRcScopeTensorsMovesAVectorOut) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(values_of(out[0]), std::vector<double>({11, 11}));
   EXPECT_EQ(values_of(out[1]), std::vector<double>({9, 9}));
-  EXPECT_EQ(scope::testing::refcount(out[0]), 1);
+  EXPECT_EQ(scope::testing::use_count(out[0]), 1);
   EXPECT_EQ(TestFixture::live(), live0 + 2);
   for (T& t : out) t.dispose();
 }

@@ -11,6 +11,8 @@
 #include "core/shape.h"
 #include "core/object_cache.h"
 #include "core/sites.h"
+#include "policies/internal/intrusive_list.h"
+#include "policies/internal/per_thread.h"
 
 namespace custody::scope {
 namespace internal {
@@ -23,26 +25,22 @@ struct ThreadState {
   Statistics stats;
 };
 
-// One open scope. Its entries form a circular list through `head`.
+// One open scope and the entries registered in it, oldest first.
 struct ScopeState {
   ThreadState* thread = nullptr;
   uint64_t thread_id = 0;
   ScopeState* outer = nullptr;  // the scope enclosing this one (towards the bottom of the stack)
   ScopeState* inner = nullptr;  // the scope opened inside this one, if any
-  Entry head;                   // sentinel
-  int64_t count = 0;            // entries registered
-  ScopeState() { head.prev = head.next = &head; }
+  policy_internal::IntrusiveList<Entry, &Entry::prev, &Entry::next> entries;
 };
 
 namespace {
 
 std::atomic<bool> g_allow_unscoped{false};
-std::atomic<uint64_t> g_next_thread_id{1};
-
 ThreadState& me() {
   thread_local ThreadState state = [] {
     ThreadState ts;
-    ts.id = g_next_thread_id.fetch_add(1, std::memory_order_relaxed);
+    ts.id = policy_internal::this_thread_number();
     return ts;
   }();
   return state;
@@ -56,18 +54,11 @@ bool unscoped_allowed(const ThreadState& ts) {
 void link(ScopeState* s, Entry* e) {
   e->scope = s;
   e->owner.store(s->thread_id, std::memory_order_release);
-  e->next = &s->head;
-  e->prev = s->head.prev;
-  s->head.prev->next = e;
-  s->head.prev = e;
-  ++s->count;
+  s->entries.push_back(e);
 }
 
 void unlink(Entry* e) {
-  e->prev->next = e->next;
-  e->next->prev = e->prev;
-  e->prev = e->next = nullptr;
-  --e->scope->count;
+  e->scope->entries.erase(e);
   e->scope = nullptr;
   e->owner.store(0, std::memory_order_release);
 }
@@ -114,21 +105,18 @@ void check_thread(const ScopeState* s, const char* op) {
 void empty_scope(ScopeState* s, DisposedBy why,
                  const absl::flat_hash_set<const Entry*>* keep = nullptr) {
   std::vector<ImplRef> refs;
-  refs.reserve(static_cast<size_t>(s->count));  // may throw: nothing changed yet
+  refs.reserve(static_cast<size_t>(s->entries.size()));  // may throw: nothing changed yet
   Statistics& st = me().stats;
-  for (Entry* e = s->head.next; e != &s->head;) {
-    Entry* next = e->next;
-    if (keep == nullptr || !keep->contains(e)) {
-      unlink(e);
-      ImplRef r = take(e, why);
-      if (r) {
-        ++st.disposed_in_scope;
-        refs.push_back(std::move(r));  // capacity reserved: cannot throw
-      }
-      drop_anchor(e);
+  s->entries.for_each([&](Entry* e) {
+    if (keep != nullptr && keep->contains(e)) return;
+    unlink(e);
+    ImplRef r = take(e, why);
+    if (r) {
+      ++st.disposed_in_scope;
+      refs.push_back(std::move(r));  // capacity reserved: cannot throw
     }
-    e = next;
-  }
+    drop_anchor(e);
+  });
   // `refs` goes here: the references are given back.
 }
 
@@ -305,7 +293,7 @@ DisposeScope::~DisposeScope() {
                  "custody::scope: a DisposeScope was destroyed on another thread than the one "
                  "that opened it; its %lld tensors were not disposed (end scopes on their own "
                  "thread)\n",
-                 static_cast<long long>(state_->count));
+                 static_cast<long long>(state_->entries.size()));
     return;
   }
   end();
@@ -354,7 +342,7 @@ internal::ScopeState* DisposeScope::state_checked(const char* op) const {
   return state_;
 }
 
-int64_t DisposeScope::size() const { return state_ == nullptr ? 0 : state_->count; }
+int64_t DisposeScope::size() const { return state_ == nullptr ? 0 : state_->entries.size(); }
 
 int64_t depth() { return internal::me().depth; }
 

@@ -363,7 +363,7 @@ void hand_out(ScopeState* inner, Entry* e, const char* op);
 
 // Runs `fn` in a fresh scope; its result (a tensor) moves to the enclosing
 // scope and everything else created inside is disposed. The result holds one
-// reference (testing::refcount == 1 unless other tensors share it).
+// reference (testing::use_count == 1 unless other tensors share it).
 template <class Fn>
   requires ScopeHandle<std::remove_cvref_t<std::invoke_result_t<Fn&>>>
 auto with_rc_scope_tensor(Fn&& fn) -> std::remove_cvref_t<std::invoke_result_t<Fn&>> {
@@ -389,10 +389,12 @@ auto with_rc_scope_tensors(Fn&& fn) -> std::remove_cvref_t<std::invoke_result_t<
 }
 
 namespace testing {
-// The number of references on `t`'s TensorImpl (ocaml-torch's get_refcount).
+// The number of references on `t`'s TensorImpl (ocaml-torch's get_refcount;
+// named like std::shared_ptr::use_count, since manual's testing::refcount is
+// the frees a handle still owes).
 template <ScopeHandle T>
-int64_t refcount(const T& t) {
-  return t.checked_impl("refcount").use_count();
+int64_t use_count(const T& t) {
+  return t.checked_impl("use_count").use_count();
 }
 }  // namespace testing
 

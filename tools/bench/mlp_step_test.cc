@@ -94,7 +94,7 @@ void check_against_libtorch(const MlpShape& shape, Temporaries mode) {
       // Garbage for the collector, which is conservative (a stale stack word may keep an alias a
       // while): no exact count here; give back whatever is left so later tests start clean.
       gc::collect();
-      gc::testing::dispose_created_on_this_thread_since(gc_serial);
+      gc::testing::release_created_on_this_thread_since(gc_serial);
       return;
     }
   }

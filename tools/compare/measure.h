@@ -79,7 +79,7 @@ Measurement measure(const Contender& c, int64_t steps) {
   // stack conservatively): they are counted as leaked below, then disposed so
   // that the next pass starts from what it left.
   const auto dispose_stragglers = [since = gc::testing::next_serial()] {
-    gc::testing::dispose_created_on_this_thread_since(since);
+    gc::testing::release_created_on_this_thread_since(since);
   };
   gc::collect();
   {
