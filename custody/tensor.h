@@ -17,48 +17,24 @@
 
 #include "core/tensor.h"
 
-#if defined(CUSTODY_SELECTED_POLICY_TENSOR_PTR)
-#include "policies/tensor_ptr/make.h"
-namespace custody {
-using SelectedPolicy = tensor_ptr::Policy;
-}
-#elif defined(CUSTODY_SELECTED_POLICY_DISPOSE)
-#include "policies/dispose/dispose.h"
-namespace custody {
-using SelectedPolicy = dispose::Policy;
-}
-#elif defined(CUSTODY_SELECTED_POLICY_SCOPE)
-#include "policies/scope/scope.h"
-namespace custody {
-using SelectedPolicy = scope::Policy;
-}
-#elif defined(CUSTODY_SELECTED_POLICY_GC)
-#include "policies/gc/gc.h"
-namespace custody {
-using SelectedPolicy = gc::Policy;
-}
-#elif defined(CUSTODY_SELECTED_POLICY_MANUAL)
-#include "policies/manual/manual.h"
-namespace custody {
-using SelectedPolicy = manual::Policy;
-}
-#else
-#error "the selected --//policies:policy is not implemented yet; use tensor_ptr, dispose, scope, gc or manual"
+// The flags name the policy and the backend through macros that //custody:tensor
+// defines (tools/build_defs/flags.bzl: selected_policy_defines and
+// selected_backend_defines, from the POLICIES and SELECTABLE_BACKENDS lists),
+// so this header names no policy and no backend.
+#if !defined(CUSTODY_SELECTED_POLICY_HEADER) || !defined(CUSTODY_SELECTED_POLICY_TYPE)
+#error "custody/tensor.h: no policy selected; depend on //custody:tensor (or, with the policy fixed, on //custody:tensor_for_policy with local_defines = selected_policy_defines(p))"
+#endif
+#if !defined(CUSTODY_SELECTED_BACKEND_HEADER) || !defined(CUSTODY_SELECTED_BACKEND_TYPE)
+#error "custody/tensor.h: no backend selected; depend on //custody:tensor"
 #endif
 
-#if defined(CUSTODY_SELECTED_BACKEND_ONEDNN)
-#include "backends/onednn/onednn.h"
+#include CUSTODY_SELECTED_POLICY_HEADER
+#include CUSTODY_SELECTED_BACKEND_HEADER
+
 namespace custody {
-using SelectedBackend = Onednn;
-}
-#elif defined(CUSTODY_SELECTED_BACKEND_ATEN)
-#include "backends/aten/aten.h"
-namespace custody {
-using SelectedBackend = Aten;
-}
-#else
-#error "the selected --//backends:backend is not implemented yet; use onednn or aten"
-#endif
+using SelectedPolicy = CUSTODY_SELECTED_POLICY_TYPE;
+using SelectedBackend = CUSTODY_SELECTED_BACKEND_TYPE;
+}  // namespace custody
 
 namespace custody {
 using Tensor = BasicTensor<SelectedPolicy, SelectedBackend>;

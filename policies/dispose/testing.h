@@ -7,8 +7,6 @@
 #ifndef CUSTODY_POLICIES_DISPOSE_TESTING_H_
 #define CUSTODY_POLICIES_DISPOSE_TESTING_H_
 
-#include <cstdint>
-
 #include "policies/dispose/dispose.h"
 #include "tests/conformance/policy_idiom.h"
 
@@ -16,10 +14,8 @@ namespace custody::testing {
 
 template <>
 struct PolicyIdiom<dispose::Policy> {
-  struct Guard {
-    uint64_t since = dispose::testing::next_serial();
-    ~Guard() { dispose::testing::release_created_on_this_thread_since(since); }
-  };
+  using Guard = ReleaseCreatedSince<&dispose::testing::next_serial,
+                                    &dispose::testing::release_created_on_this_thread_since>;
   static void settle() {}
 };
 

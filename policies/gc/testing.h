@@ -7,8 +7,6 @@
 #ifndef CUSTODY_POLICIES_GC_TESTING_H_
 #define CUSTODY_POLICIES_GC_TESTING_H_
 
-#include <cstdint>
-
 #include "policies/gc/gc.h"
 #include "tests/conformance/policy_idiom.h"
 
@@ -23,8 +21,9 @@ template <>
 struct PolicyIdiom<gc::Policy> {
   struct Guard {
     gc::ThreadRegistration registration;  // first member: unregisters after the cleanup below
-    uint64_t since = gc::testing::next_serial();
-    ~Guard() { gc::testing::release_created_on_this_thread_since(since); }
+    ReleaseCreatedSince<&gc::testing::next_serial,
+                        &gc::testing::release_created_on_this_thread_since>
+        release;
   };
   static void settle() { gc::collect(); }
 };

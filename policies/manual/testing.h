@@ -7,8 +7,6 @@
 #ifndef CUSTODY_POLICIES_MANUAL_TESTING_H_
 #define CUSTODY_POLICIES_MANUAL_TESTING_H_
 
-#include <cstdint>
-
 #include "policies/manual/manual.h"
 #include "tests/conformance/policy_idiom.h"
 
@@ -19,10 +17,8 @@ namespace custody::testing {
 // references, so the idiom frees whatever the body created on its thread.
 template <>
 struct PolicyIdiom<manual::Policy> {
-  struct Guard {
-    uint64_t since = manual::testing::next_serial();
-    ~Guard() { manual::testing::release_created_on_this_thread_since(since); }
-  };
+  using Guard = ReleaseCreatedSince<&manual::testing::next_serial,
+                                    &manual::testing::release_created_on_this_thread_since>;
   static void settle() {}
 };
 

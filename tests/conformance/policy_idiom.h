@@ -16,10 +16,22 @@
 #ifndef CUSTODY_TESTS_CONFORMANCE_POLICY_IDIOM_H_
 #define CUSTODY_TESTS_CONFORMANCE_POLICY_IDIOM_H_
 
+#include <cstdint>
+
 namespace custody::testing {
 
 template <class Policy>
 struct PolicyIdiom;
+
+// The Guard of a policy that tracks who created what (dispose, gc, manual):
+// gives back, at the end of the test, every reference this thread created
+// during it, through the two functions each such policy's `testing` namespace
+// offers under the same names.
+template <uint64_t (*NextSerial)(), void (*ReleaseSince)(uint64_t)>
+struct ReleaseCreatedSince {
+  uint64_t since = NextSerial();
+  ~ReleaseCreatedSince() { ReleaseSince(since); }
+};
 
 }  // namespace custody::testing
 

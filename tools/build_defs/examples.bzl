@@ -10,12 +10,12 @@
 emits
   * `mlp`: the example built for --//policies:policy and --//backends:backend (custody::Tensor from
     //custody:tensor), so `./bazelw run --//policies:policy=gc //examples/mlp` runs it under gc;
-  * `mlp_<policy>` for every policy: the same sources with the policy fixed (CUSTODY_SELECTED_POLICY_<P>)
+  * `mlp_<policy>` for every policy: the same sources with the policy fixed (selected_policy_defines)
     and the backend still from the flag; separate targets, so one build has them all;
   * `mlp_<policy>_test` for every policy: `test_srcs` run with the variant's path and the policy name.
 """
 
-load("//tools/build_defs:flags.bzl", "POLICIES")
+load("//tools/build_defs:flags.bzl", "POLICIES", "selected_policy_defines")
 
 def _policy_deps(policy_deps, policy):
     return [d.replace("{policy}", policy) for d in policy_deps]
@@ -34,7 +34,7 @@ def policy_example(name, srcs, policy_deps = [], deps = [], test_srcs = [], test
         native.cc_binary(
             name = variant,
             srcs = srcs,
-            local_defines = ["CUSTODY_SELECTED_POLICY_" + p.upper()],
+            local_defines = selected_policy_defines(p),
             deps = deps + ["//custody:tensor_for_policy", "//policies/" + p] + _policy_deps(policy_deps, p),
         )
         if test_srcs:

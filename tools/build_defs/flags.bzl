@@ -22,6 +22,30 @@ def camel_case(name):
     """tensor_ptr -> TensorPtr, onednn -> Onednn: the C++ spelling of a policy or backend name."""
     return "".join([part[:1].upper() + part[1:] for part in name.split("_")])
 
+# The header that brings a policy's handles to custody::Tensor users, where it is not the convention
+# policies/<p>/<p>.h: tensor_ptr's comes with its makers (make_tensor_ptr, ...).
+_POLICY_HEADERS = {"tensor_ptr": "policies/tensor_ptr/make.h"}
+
+def selected_policy_defines(policy):
+    """The macros custody/tensor.h reads to name `policy`: its header and type, by convention
+    (custody::<p>::Policy), and CUSTODY_SELECTED_POLICY_<P> for code that branches on it."""
+    return [
+        "CUSTODY_SELECTED_POLICY_" + policy.upper(),
+        'CUSTODY_SELECTED_POLICY_HEADER=\\"{}\\"'.format(
+            _POLICY_HEADERS.get(policy, "policies/{0}/{0}.h".format(policy)),
+        ),
+        "CUSTODY_SELECTED_POLICY_TYPE=custody::{}::Policy".format(policy),
+    ]
+
+def selected_backend_defines(backend):
+    """The macros custody/tensor.h reads to name `backend`: backends/<b>/<b>.h and
+    custody::<CamelCase b>, by convention, and CUSTODY_SELECTED_BACKEND_<B>."""
+    return [
+        "CUSTODY_SELECTED_BACKEND_" + backend.upper(),
+        'CUSTODY_SELECTED_BACKEND_HEADER=\\"backends/{0}/{0}.h\\"'.format(backend),
+        "CUSTODY_SELECTED_BACKEND_TYPE=custody::" + camel_case(backend),
+    ]
+
 FlagInfo = provider(
     doc = "The value of a custody build setting.",
     fields = {"value": "the flag's value (string or bool)"},
