@@ -7,19 +7,14 @@ emits, for each pair, `conformance_<policy>_<backend>`: the generic typed suites
 instantiated for BasicTensor<Policy, Backend> by instantiate.cc. It also emits test_suites
 `policy_<p>`, `backend_<b>` and `all`.
 
-Adding a policy or backend = its own package plus its pairs here; the suites are written once and
-instantiate.cc names no policy or backend.
+//tests/conformance runs every policy of POLICIES on every backend of SELECTABLE_BACKENDS
+(tools/build_defs/flags.bzl), so adding a policy or backend = its own package plus its name in that
+list; the suites are written once and instantiate.cc names no policy or backend.
 """
 
 load("//tools/build_defs:cuda.bzl", "requires_cuda")
 load("//tools/build_defs:flags.bzl", "BACKENDS", "POLICIES", "camel_case")
 
-# Extra deps per backend (the backend library and anything its tests need).
-_BACKEND_DEPS = {
-    "onednn": ["//backends/onednn"],
-    "cuda": ["//backends/cuda"],
-    "aten": ["//backends/aten"],
-}
 
 def conformance_matrix(combinations, suites, size = "medium", shard_count = 1, policy_packages = {}):
     """One cc_test per (policy, backend) pair. A policy lives in //policies/<policy> unless
@@ -50,7 +45,8 @@ def conformance_matrix(combinations, suites, size = "medium", shard_count = 1, p
                 'CUSTODY_BACKEND_HEADER=\\"backends/{0}/{0}.h\\"'.format(backend),
                 "CUSTODY_BACKEND_TYPE=custody::" + camel_case(backend),
             ],
-            deps = suites + _BACKEND_DEPS[backend] + [
+            deps = suites + [
+                "//backends/" + backend,
                 package + ":contract_suite",
                 "//third_party:gtest_main",
             ],
