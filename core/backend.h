@@ -22,7 +22,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/dtype.h"
-#include "core/philox.h"
 #include "core/scalar.h"
 #include "core/shape.h"
 #include "core/stats.h"
@@ -90,31 +89,13 @@ struct RandomParams {
   double high = 1;      // uniform/randint: high (exclusive); normal: std
 };
 
-// Element `i` of the random stream `p` as a T: what every host backend writes
-// (Philox 4x32-10 via core/philox.h, so one seed gives the same values everywhere).
-// For host backends' index_select: every index of the 1-D int64 `index` lies
-// in [0, in.sizes[dim]); else an InvalidArgument status naming the index and
-// the input shape (the same message on every backend).
-absl::Status check_host_indices(const KernelView& in, int64_t dim, const KernelView& index);
-
-template <class T>
-inline T random_sample(RandomDist dist, const RandomParams& p, uint64_t i) {
-  switch (dist) {
-    case RandomDist::kUniform:
-      return static_cast<T>(p.low + (p.high - p.low) *
-                                        philox::uniform01(philox::bits(p.seed, p.offset, i)));
-    case RandomDist::kNormal:
-      return static_cast<T>(p.low + p.high * philox::normal(p.seed, p.offset, i));
-    case RandomDist::kRandInt:
-      return static_cast<T>(philox::randint(p.seed, p.offset, i, static_cast<int64_t>(p.low),
-                                            static_cast<int64_t>(p.high)));
-  }
-  return T();
-}
+// Element `i` of the random stream `p` (RandomParams) as a value of the
+// output dtype is philox's function of (seed, offset, i): see
+// backends/host/host.h (random_sample) and Note [Device contract].
 
 // The backend contract (docs/design.md §6), checked at compile time.
 //
-//   name                      "onednn", "cuda", "aten"
+//   name                      "onednn", "aten", "opaque" (tests), "cuda"
 //   device()                  the Device its memory lives on
 //   available()               false when e.g. no GPU is present (tests skip)
 //   allocate(bytes)           StatusOr<void*>; ResourceExhausted on failure
@@ -125,6 +106,49 @@ inline T random_sample(RandomDist dist, const RandomParams& p, uint64_t i) {
 //   kernels                   copy (strided, dtype-converting), fill, binary,
 //                             binary_scalar, unary, where, reduce, softmax,
 //                             matmul (batched 3-D), index_select, random
+//
+// Note [Device contract]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// What core and the policies may assume of any backend, host or device:
+//  * Memory. Core never dereferences a backend address: tensor contents reach
+//    the host only through copy_to_host / copy_from_host (item(), to_vector(),
+//    printing, from_vector(), to<B>() between backends). backends/opaque holds
+//    this to account in every CI run (its addresses fault when read).
+//  * Ordering and synchronization. A backend runs its kernels and copies in
+//    the order they are issued (one queue, e.g. one CUDA stream per backend).
+//    Host <-> device copies synchronize with the host: when copy_to_host
+//    returns, `dst` holds the data of every kernel issued before it; when
+//    copy_from_host returns, `src` may be reused. Kernels may return before
+//    they run (device memory they write is then ordered by the queue), so a
+//    kernel's Status reports what it can check on issue. synchronize() waits
+//    for everything issued; core never needs it for correctness. Users call it
+//    to time work, and before handing a tensor's memory to code outside the
+//    backend's queue (another library, another stream); benchmarks call it.
+//  * Memory stats. allocate/deallocate record every block in stats():
+//    on_alloc/on_free with the bytes in use (exact, so bytes_in_use and the
+//    peak are exact); reserved_bytes counts what the backend holds from the
+//    system or driver, cached blocks included (>= in use). Core counts the
+//    rest: on_retry when a reclaimer freed enough for a second try, on_oom on
+//    the final failure (core/ops_impl.h: allocate_with_retry), and tensors.
+//  * Bad indices. index_select (and ops built on it, e.g. embedding) may find
+//    an out-of-range index only where the index lives: a host backend checks
+//    before it reads (host::check_indices), a device backend on the device,
+//    reporting through its next synchronizing call. Either way the caller gets
+//    InvalidArgument with index_out_of_range()'s message, the same text on
+//    every backend.
+//  * Device index. Every tensor of a backend lives on B::device() (type and
+//    index); Storage records it, Tensor::device() reports it.
+//  * Random numbers. Element i of random(out, dist, p) is
+//    host::random_sample<T>(dist, p, i) (Philox 4x32-10, core/philox.h, counter-based:
+//    no state but (seed, offset, i)), whatever the backend and the thread
+//    count, so one seed gives the same values on every backend. A device
+//    backend evaluates the same function on the device.
+
+// The message of an out-of-range index, the same on every backend (see
+// Note [Device contract]): `op` is the op the user called.
+absl::Status index_out_of_range(const char* op, int64_t index, int64_t dim, int64_t size,
+                                IntSpan input_sizes);
+
 template <class B>
 concept Backend = requires(void* p, const void* cp, size_t n, const KernelView& v, Scalar s,
                            int64_t d, bool flag, const RandomParams& rp) {

@@ -63,18 +63,11 @@ const char* op_name(ReduceOp op) {
   return "?";
 }
 
-absl::Status check_host_indices(const KernelView& in, int64_t dim, const KernelView& index) {
-  const int64_t* idx = static_cast<const int64_t*>(index.data);
-  const int64_t size = in.sizes[dim];
-  for (int64_t i = 0; i < index.sizes[0]; ++i) {
-    const int64_t v = idx[i * index.strides[0]];
-    if (v < 0 || v >= size) {
-      return MakeStatus(ErrorKind::kInvalidArgument, absl::StatusCode::kOutOfRange,
-                        absl::StrFormat("index_select: index %d is out of range for dim %d of size "
-                                        "%d (input shape %s)", v, dim, size, shape_str(in.sizes)));
-    }
-  }
-  return absl::OkStatus();
+absl::Status index_out_of_range(const char* op, int64_t index, int64_t dim, int64_t size,
+                                IntSpan input_sizes) {
+  return MakeStatus(ErrorKind::kInvalidArgument, absl::StatusCode::kOutOfRange,
+                    absl::StrFormat("%s: index %d is out of range for dim %d of size %d (input "
+                                    "shape %s)", op, index, dim, size, shape_str(input_sizes)));
 }
 
 namespace internal {

@@ -7,7 +7,15 @@
 namespace custody {
 
 std::string Device::str() const {
-  return type == DeviceType::kCPU ? "cpu" : absl::StrCat("cuda:", index);
+  switch (type) {
+    case DeviceType::kCPU:
+      return "cpu";
+    case DeviceType::kCUDA:
+      return absl::StrCat("cuda:", index);
+    case DeviceType::kOpaque:
+      return absl::StrCat("opaque:", index);
+  }
+  return absl::StrCat("device", static_cast<int>(type), ":", index);
 }
 
 Storage::Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, FreeFn free_fn)

@@ -23,13 +23,15 @@
 
 namespace custody {
 
-enum class DeviceType : uint8_t { kCPU = 0, kCUDA = 1 };
+// kOpaque: the test backend of backends/opaque, host memory behind addresses
+// the host must not dereference (a stand-in for a device in CI).
+enum class DeviceType : uint8_t { kCPU = 0, kCUDA = 1, kOpaque = 2 };
 
 struct Device {
   DeviceType type = DeviceType::kCPU;
   int index = 0;
   bool is_cpu() const { return type == DeviceType::kCPU; }
-  std::string str() const;  // "cpu", "cuda:0"
+  std::string str() const;  // "cpu", "cuda:0", "opaque:0"
   friend bool operator==(const Device&, const Device&) = default;
 };
 

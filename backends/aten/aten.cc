@@ -66,6 +66,7 @@
 
 #include "absl/strings/str_format.h"
 #include "backends/aten/internal/aten_dtype.h"
+#include "backends/host/host.h"
 #include "core/error.h"
 #include "core/philox.h"
 #include "core/threads.h"
@@ -442,7 +443,7 @@ absl::Status Aten::index_select(const KernelView& out, const KernelView& in, int
                                 const KernelView& index) {
   // Checked here, as on every backend, so the error names our shapes (libtorch's
   // "index out of range in self" does not say which index).
-  CUSTODY_RETURN_IF_ERROR(check_host_indices(in, dim, index));
+  CUSTODY_RETURN_IF_ERROR(host::check_indices(in, dim, index));
   return guarded("index_select", [&] {
     at::Tensor o = view_of(out);
     at::index_select_out(o, view_of(in), dim, view_of(index));
@@ -462,7 +463,7 @@ absl::Status Aten::random(const KernelView& out, RandomDist dist, const RandomPa
     int64_t off = 0;
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t u = static_cast<uint64_t>(i);
-      base[off] = random_sample<T>(dist, p, u);
+      base[off] = host::random_sample<T>(dist, p, u);
       for (int64_t d = static_cast<int64_t>(nd) - 1; d >= 0; --d) {  // odometer
         if (++idx[d] < out.sizes[d]) {
           off += out.strides[d];

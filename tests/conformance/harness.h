@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/policy_traits.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
@@ -98,6 +99,27 @@ std::vector<double> values_of(const T& t) {
 }
 
 inline std::vector<int64_t> sizes_vec(IntSpan s) { return std::vector<int64_t>(s.begin(), s.end()); }
+
+// Memory of backend `B` holding `values` — device memory on a device backend,
+// filled through B::copy_from_host — for the from_blob cases, which must run on
+// every backend. Given back when this goes (declare it before the tensors that
+// borrow it).
+template <class B>
+class BackendBuffer {
+ public:
+  explicit BackendBuffer(const std::vector<float>& values) : bytes_(values.size() * sizeof(float)) {
+    data_ = ValueOrThrow(B::allocate(bytes_));
+    ThrowIfError(B::copy_from_host(data_, values.data(), bytes_));
+  }
+  BackendBuffer(const BackendBuffer&) = delete;
+  BackendBuffer& operator=(const BackendBuffer&) = delete;
+  ~BackendBuffer() { B::deallocate(data_, bytes_); }
+  void* data() const { return data_; }
+
+ private:
+  size_t bytes_;
+  void* data_ = nullptr;
+};
 
 }  // namespace custody::testing
 

@@ -12,11 +12,15 @@ every target that depends on it, with the list of allowed values.
 # and backend package, the flags below and the matrix macro read these lists.
 POLICIES = ["tensor_ptr", "dispose", "scope", "gc", "manual"]
 
-BACKENDS = ["onednn", "cuda", "aten"]
+BACKENDS = ["onednn", "cuda", "aten", "opaque"]
 
 # The values --//backends:backend accepts: the backends that exist. (cuda stays in BACKENDS for the
 # matrix macro and the CUDA gating; it joins this list with backends/cuda.)
 SELECTABLE_BACKENDS = ["onednn", "aten"]
+
+# Backends for tests only: in the conformance matrix, never offered by the flag. opaque
+# (backends/opaque) keeps its memory behind addresses the host must not read.
+TEST_BACKENDS = ["opaque"]
 
 def camel_case(name):
     """tensor_ptr -> TensorPtr, onednn -> Onednn: the C++ spelling of a policy or backend name."""

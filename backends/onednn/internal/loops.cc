@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "backends/host/host.h"
 #include "core/philox.h"
 
 namespace custody::onednn_internal {
@@ -506,7 +507,7 @@ absl::Status matmul_loop(const KernelView& out, const KernelView& a, const Kerne
 
 absl::Status index_select_loop(const KernelView& out, const KernelView& in, int64_t dim,
                                const KernelView& index) {
-  CUSTODY_RETURN_IF_ERROR(check_host_indices(in, dim, index));
+  CUSTODY_RETURN_IF_ERROR(host::check_indices(in, dim, index));
   const int64_t* idx = static_cast<const int64_t*>(index.data);
   for (int64_t i = 0; i < index.sizes[0]; ++i) {
     const int64_t v = idx[i * index.strides[0]];
@@ -527,7 +528,7 @@ absl::Status random_loop(const KernelView& out, RandomDist dist, const RandomPar
     std::vector<Store<T>> vals(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t u = static_cast<uint64_t>(i);
-      vals[i] = random_sample<T>(dist, p, u);
+      vals[i] = host::random_sample<T>(dist, p, u);
     }
     write_out(out, vals);
   });
