@@ -665,20 +665,23 @@ ImplRef Ops<B>::matmul(const TensorImpl& a, const TensorImpl& b) {
   const int64_t batch = std::max(ba, bb);
   if (ba == 1) sab = 0;
   if (bb == 1) sbb = 0;
-  ImplRef out3 = empty(Dims{batch, n, m}, a.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, "matmul");
-  if (out3->numel() > 0) {
-    if (k == 0) {
-      fill_(*out3, Scalar(0), "matmul");
-    } else {
-      ThrowIfError(B::matmul(kernel_view(*out3), kernel_view(a, Dims{batch, n, k}, Dims{sab, san, sak}),
-                             kernel_view(b, Dims{batch, k, m}, Dims{sbb, sbk, sbm})));
-    }
-  }
+  // The result has its final shape from the start; the kernel sees it as the
+  // contiguous [batch, n, m] it is (one TensorImpl, not an output and a view).
   Dims final_sizes;
   if (a.dim() == 3 || b.dim() == 3) final_sizes.push_back(batch);
   if (a.dim() > 1) final_sizes.push_back(n);
   if (b.dim() > 1) final_sizes.push_back(m);
-  return make_view(*out3, final_sizes, contiguous_strides(final_sizes), 0);
+  ImplRef out = empty(final_sizes, a.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, "matmul");
+  if (out->numel() > 0) {
+    if (k == 0) {
+      fill_(*out, Scalar(0), "matmul");
+    } else {
+      ThrowIfError(B::matmul(kernel_view(*out, Dims{batch, n, m}, Dims{n * m, m, 1}),
+                             kernel_view(a, Dims{batch, n, k}, Dims{sab, san, sak}),
+                             kernel_view(b, Dims{batch, k, m}, Dims{sbb, sbk, sbm})));
+    }
+  }
+  return out;
 }
 
 // ---- indexing ----------------------------------------------------------------

@@ -74,15 +74,29 @@ class PrimitiveCache {
   template <class Make>
   dnnl::primitive get(const char* op, std::initializer_list<const KernelView*> views, int64_t extra,
                       Make&& make) {
-    thread_local std::string key;
-    key.clear();
-    append_raw(key, reinterpret_cast<uintptr_t>(op));
-    append_raw(key, extra);
-    for (const KernelView* v : views) {
-      append_raw(key, static_cast<int64_t>(v->dtype) << 32 | static_cast<int64_t>(v->sizes.size()));
-      key.append(reinterpret_cast<const char*>(v->sizes.data()), v->sizes.size() * sizeof(int64_t));
-      key.append(reinterpret_cast<const char*>(v->strides.data()), v->strides.size() * sizeof(int64_t));
+    size_t total = 2 * sizeof(int64_t);
+    for (const KernelView* v : views) total += (1 + 2 * v->sizes.size()) * sizeof(int64_t);
+    char local[512];
+    thread_local std::string spill;  // keys of many high-rank views
+    char* buf = local;
+    if (total > sizeof(local)) {
+      spill.resize(total);
+      buf = spill.data();
     }
+    char* w = buf;
+    auto put = [&w](const void* p, size_t n) {
+      std::memcpy(w, p, n);
+      w += n;
+    };
+    const int64_t head[2] = {static_cast<int64_t>(reinterpret_cast<uintptr_t>(op)), extra};
+    put(head, sizeof(head));
+    for (const KernelView* v : views) {
+      const int64_t tag = static_cast<int64_t>(v->dtype) << 32 | static_cast<int64_t>(v->sizes.size());
+      put(&tag, sizeof(tag));
+      put(v->sizes.data(), v->sizes.size() * sizeof(int64_t));
+      put(v->strides.data(), v->strides.size() * sizeof(int64_t));
+    }
+    const absl::string_view key(buf, total);
     {
       SpinLockHolder lock(&mu_);
       auto it = cache_.find(key);
@@ -107,7 +121,7 @@ class PrimitiveCache {
       cache_.clear();
       generation_.fetch_add(1, std::memory_order_relaxed);
     }
-    cache_.emplace(key, p);
+    cache_.emplace(std::string(key), p);
     if (!p) ++rejected_;
     if (log_.size() < 4096) log_.push_back(absl::StrCat(entry, " -> ", impl, p ? "" : " (rejected)"));
     return p;
@@ -134,10 +148,6 @@ class PrimitiveCache {
       return "unknown";
     }
     return info;
-  }
-
-  static void append_raw(std::string& key, int64_t v) {
-    key.append(reinterpret_cast<const char*>(&v), sizeof(v));
   }
 
   std::atomic<uint64_t> generation_{0};
@@ -210,14 +220,19 @@ bool execute(const dnnl::primitive& p, std::initializer_list<Arg> args) {
 // makes oneDNN fail to recognise a plain layout and fall back to `ref`. Such a
 // dim gets the stride a dense layout would give it: the footprint of the dims
 // inside it (1 when there are none), so the layout's dim order is unchanged.
-dnnl::memory::dims dnnl_strides(const KernelView& v) {
-  dnnl::memory::dims st = to_dims(v.strides);
-  for (size_t i = st.size(); i-- > 0;) {
+void dnnl_strides(const KernelView& v, int64_t* st) {
+  const size_t rank = v.sizes.size();
+  for (size_t i = 0; i < rank; ++i) st[i] = v.strides[i];
+  for (size_t i = rank; i-- > 0;) {
     if (v.sizes[i] != 1) continue;
     int64_t footprint = 1;
-    for (size_t j = i + 1; j < st.size(); ++j) footprint = std::max(footprint, st[j] * v.sizes[j]);
+    for (size_t j = i + 1; j < rank; ++j) footprint = std::max(footprint, st[j] * v.sizes[j]);
     st[i] = footprint;
   }
+}
+dnnl::memory::dims dnnl_strides(const KernelView& v) {
+  dnnl::memory::dims st(v.sizes.size());
+  dnnl_strides(v, st.data());
   return st;
 }
 
@@ -440,7 +455,8 @@ namespace {
 // (a narrowed column, a permuted batch, a strided inner dim) is first copied
 // into a dense scratch buffer, which costs O(n^2) against the O(n^3) product.
 bool gemm_layout(const KernelView& v) {
-  const auto st = dnnl_strides(v);
+  int64_t st[3];  // [batch, rows, cols]: no allocation on the per-call path
+  dnnl_strides(v, st);
   const int64_t rows = v.sizes[1], cols = v.sizes[2];
   const bool row_major = st[2] == 1 && st[1] >= cols;
   const bool col_major = st[1] == 1 && st[2] >= rows;
@@ -475,22 +491,35 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
   }
   // A broadcast batch is a batch of one to oneDNN; zero strides inside a matrix
   // (expanded views) are not a gemm layout and take the dense copy.
-  OwnedKernelView sa(a), sb(b);
-  if (sa.strides[0] == 0) sa.sizes[0] = 1;
-  if (sb.strides[0] == 0) sb.sizes[0] = 1;
+  // (Views are copied, as OwnedKernelViews, only where they change.)
+  KernelView va = a, vb = b, vo = out;
+  OwnedKernelView sa, sb, o;
+  if (a.strides[0] == 0 && a.sizes[0] != 1) {
+    sa = OwnedKernelView(a);
+    sa.sizes[0] = 1;
+    va = sa;
+  }
+  if (b.strides[0] == 0 && b.sizes[0] != 1) {
+    sb = OwnedKernelView(b);
+    sb.sizes[0] = 1;
+    vb = sb;
+  }
   // Both batches broadcast: one product, then copied into every output batch.
-  OwnedKernelView o(out);
-  if (sa.sizes[0] == 1 && sb.sizes[0] == 1) o.sizes[0] = 1;
+  const bool one_product = va.sizes[0] == 1 && vb.sizes[0] == 1 && out.sizes[0] != 1;
+  if (one_product) {
+    o = OwnedKernelView(out);
+    o.sizes[0] = 1;
+    vo = o;
+  }
   DenseCopy ca, cb;
-  if (!gemm_layout(sa)) {
-    if (absl::Status s = dense_copy(sa, ca); !s.ok()) return s;
-    sa = ca.view;
+  if (!gemm_layout(va)) {
+    if (absl::Status s = dense_copy(va, ca); !s.ok()) return s;
+    va = ca.view;
   }
-  if (!gemm_layout(sb)) {
-    if (absl::Status s = dense_copy(sb, cb); !s.ok()) return s;
-    sb = cb.view;
+  if (!gemm_layout(vb)) {
+    if (absl::Status s = dense_copy(vb, cb); !s.ok()) return s;
+    vb = cb.view;
   }
-  KernelView va = sa, vb = sb, vo = o;
   if (vo.sizes[0] == 1) {
     // One product: described as 2-D (oneDNN's batched brgemm costs ~2 us more
     // per call at n = 64; matmul_2d/n=64 in onednn_benchmark).
@@ -506,7 +535,7 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
         });
         return execute(p, {{DNNL_ARG_SRC, &va}, {DNNL_ARG_WEIGHTS, &vb}, {DNNL_ARG_DST, &vo}});
       })) {
-    if (o.sizes[0] == out.sizes[0]) return absl::OkStatus();
+    if (!one_product) return absl::OkStatus();
     OwnedKernelView first = o, rest(out);
     first.strides[0] = 0;  // batch 0, broadcast over the other batches
     first.sizes[0] = rest.sizes[0] = out.sizes[0] - 1;
