@@ -45,14 +45,14 @@ class ThreadObjectCache {
       CUSTODY_UNPOISON(mem, sizeof(T));
       return mem;
     }
-    return ::operator new(sizeof(T), std::align_val_t(alignof(T)));
+    return new_block();
   }
 
   static void deallocate(void* mem) noexcept {
     List& l = list_;
     if (l.count < kPerThread) {
       if (!l.drain_registered) [[unlikely]] {
-        if (!register_drain()) return ::operator delete(mem, sizeof(T), std::align_val_t(alignof(T)));
+        if (!register_drain()) return delete_block(mem);
       }
       *static_cast<void**>(mem) = l.head;
       l.head = mem;
@@ -61,10 +61,30 @@ class ThreadObjectCache {
       CUSTODY_POISON(static_cast<char*>(mem) + sizeof(void*), sizeof(T) - sizeof(void*));
       return;
     }
-    ::operator delete(mem, sizeof(T), std::align_val_t(alignof(T)));
+    delete_block(mem);
   }
 
  private:
+  // Past the cache: operator new/delete, the aligned forms only when T needs
+  // more than malloc's alignment (libstdc++'s aligned new is memalign, several
+  // times dearer than malloc; a gc collection frees ~10^5 blocks at once, which
+  // the next ops take back from here).
+  static constexpr bool kOverAligned = alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+  static void* new_block() {
+    if constexpr (kOverAligned) {
+      return ::operator new(sizeof(T), std::align_val_t(alignof(T)));
+    } else {
+      return ::operator new(sizeof(T));
+    }
+  }
+  static void delete_block(void* mem) noexcept {
+    if constexpr (kOverAligned) {
+      ::operator delete(mem, sizeof(T), std::align_val_t(alignof(T)));
+    } else {
+      ::operator delete(mem, sizeof(T));
+    }
+  }
+
   // Trivially constructible and destructible, so reading it needs no TLS
   // initialization guard; the list is freed at thread exit by a Drain, made
   // (with its guard) only on the first deallocate that keeps a block.
@@ -82,7 +102,7 @@ class ThreadObjectCache {
       while (l.head != nullptr) {
         void* next = *static_cast<void**>(l.head);
         CUSTODY_UNPOISON(l.head, sizeof(T));
-        ::operator delete(l.head, sizeof(T), std::align_val_t(alignof(T)));
+        delete_block(l.head);
         l.head = next;
       }
     }
