@@ -6,10 +6,11 @@
 // (core/threads.h), re-applied on the calling thread before each one.
 // Memory: 64-byte aligned host allocations from a size-classed cache
 // (core/host_allocator.h), counted exactly in `stats()`.
-// Kernels: oneDNN primitives (binary, eltwise, reduction, matmul, softmax,
+// Kernels: oneDNN primitives (binary, eltwise, matmul, softmax,
 // reorder) for large float32 work, with primitive descriptors cached by shape;
 // a direct loop path (internal/loops.h) for tiny tensors, where oneDNN's
-// dispatch would cost more than the work, and for every other dtype and layout.
+// dispatch would cost more than the work, for reductions (vector lanes summed
+// in double, split over the threads), and for every other dtype and layout.
 //
 //   using T = custody::BasicTensor<custody::tensor_ptr::Policy, custody::Onednn>;
 
