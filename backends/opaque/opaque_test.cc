@@ -8,6 +8,7 @@
 #include "backends/opaque/opaque.h"
 
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "backends/onednn/onednn.h"
@@ -81,6 +82,47 @@ TEST(Opaque, ReadingAResultIsOneCopyToTheHost) {
   EXPECT_FALSE(a.narrow(0, 0, 3).to_string().empty());
   EXPECT_EQ(Opaque::transfers().from_host, 0) << "printing only reads";
   EXPECT_GE(Opaque::transfers().to_host, 1);
+}
+
+// What each operation costs in host <-> device copies: ops and views none
+// (core never stages data through the host), reading a result one copy to the
+// host, making a tensor from host data one copy from it.
+TEST(Opaque, CopiesPerOperation) {
+  T a = T::randn({8, 8});
+  T b = T::randn({8, 8});
+  T idx = T::from_vector<int64_t>({0, 2, 4});
+  struct Case {
+    const char* name;
+    std::function<T()> run;
+  };
+  const std::vector<Case> device_only = {
+      {"add", [&] { return a + b; }},
+      {"mul scalar", [&] { return a * 2.0; }},
+      {"matmul", [&] { return a.matmul(b); }},
+      {"softmax", [&] { return a.softmax(1); }},
+      {"sum", [&] { return a.sum(); }},
+      {"argmax", [&] { return a.argmax(1); }},
+      {"where", [&] { return where(a.gt(b), a, b); }},
+      {"index_select", [&] { return a.index_select(0, idx); }},
+      {"transpose+contiguous", [&] { return a.t().contiguous(); }},
+      {"to(float64)", [&] { return a.to(ScalarType::Double); }},
+      {"randn", [&] { return T::randn({4}); }},
+      {"zeros", [&] { return T::zeros({4}); }},
+  };
+  for (const Case& c : device_only) {
+    Opaque::reset_transfers();
+    T r = c.run();
+    const Opaque::Transfers t = Opaque::transfers();
+    EXPECT_EQ(t.to_host + t.from_host, 0) << c.name << " staged data through the host";
+  }
+  Opaque::reset_transfers();
+  (void)T::from_vector<float>({1, 2, 3});
+  EXPECT_EQ(Opaque::transfers().from_host, 1) << "from_vector";
+  EXPECT_EQ(Opaque::transfers().to_host, 0) << "from_vector";
+  Opaque::reset_transfers();
+  (void)a.to_vector<float>();
+  EXPECT_EQ(Opaque::transfers().to_host, 1) << "to_vector";
+  EXPECT_EQ(Opaque::transfers().to_host_bytes, 64 * 4) << "to_vector";
 }
 
 TEST(Opaque, HostMemoryPassedOffAsDeviceMemoryIsRefusedByKernels) {
