@@ -667,11 +667,13 @@ ImplRef Ops<B>::matmul(const TensorImpl& a, const TensorImpl& b) {
   if (bb == 1) sbb = 0;
   // The result has its final shape from the start; the kernel sees it as the
   // contiguous [batch, n, m] it is (one TensorImpl, not an output and a view).
-  Dims final_sizes;
-  if (a.dim() == 3 || b.dim() == 3) final_sizes.push_back(batch);
-  if (a.dim() > 1) final_sizes.push_back(n);
-  if (b.dim() > 1) final_sizes.push_back(m);
-  ImplRef out = empty(final_sizes, a.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, "matmul");
+  int64_t final_sizes[3];
+  size_t rank = 0;
+  if (a.dim() == 3 || b.dim() == 3) final_sizes[rank++] = batch;
+  if (a.dim() > 1) final_sizes[rank++] = n;
+  if (b.dim() > 1) final_sizes[rank++] = m;
+  ImplRef out = empty(IntSpan(final_sizes, rank), a.scalar_type(),
+                      TensorShapeDynamism::DYNAMIC_BOUND, "matmul");
   if (out->numel() > 0) {
     if (k == 0) {
       fill_(*out, Scalar(0), "matmul");
