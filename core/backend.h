@@ -85,8 +85,11 @@ inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::kEq; }
 struct RandomParams {
   uint64_t seed = 0;
   uint64_t offset = 0;  // stream index: each rand call takes a fresh one
-  double low = 0;       // uniform/randint: low (inclusive); normal: mean
-  double high = 1;      // uniform/randint: high (exclusive); normal: std
+  double low = 0;       // uniform: low (inclusive); normal: mean
+  double high = 1;      // uniform: high (exclusive); normal: std
+  // randint: [int_low, int_high), exact over all of int64 (never through a double).
+  int64_t int_low = 0;
+  int64_t int_high = 1;
 };
 
 // Element `i` of the random stream `p` (RandomParams) as a value of the

@@ -49,8 +49,12 @@ struct Ops {
                               TensorShapeDynamism dyn, const char* op);
   static ImplRef arange(const Scalar& start, const Scalar& end, const Scalar& step,
                         std::optional<ScalarType> dtype);
+  // uniform (low, high) or normal (mean, std); floating dtypes.
   static ImplRef random(IntSpan sizes, IntSpan strides, ScalarType dtype, RandomDist dist,
                         double low, double high, TensorShapeDynamism dyn, const char* op);
+  // Integers in [low, high), which must lie in `dtype`'s range.
+  static ImplRef randint(IntSpan sizes, IntSpan strides, ScalarType dtype, int64_t low, int64_t high,
+                         TensorShapeDynamism dyn, const char* op);
   // Copies `nbytes` of host data (dense, row-major, of `dtype`) into a new tensor.
   static ImplRef from_host(const void* data, size_t nbytes, ScalarType dtype, IntSpan sizes,
                            TensorShapeDynamism dyn, const char* op);

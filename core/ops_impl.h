@@ -153,23 +153,50 @@ template <class B>
 ImplRef Ops<B>::random(IntSpan sizes, IntSpan strides, ScalarType dtype, RandomDist dist, double low,
                        double high, TensorShapeDynamism dyn, const char* op) {
   check_computable(op, dtype);
-  if (dist != RandomDist::kRandInt && !is_floating_point(dtype)) {
+  if (dist == RandomDist::kRandInt) {
+    throw InvalidArgument(absl::StrFormat("%s: integers come from randint (exact int64 bounds)", op));
+  }
+  if (!is_floating_point(dtype)) {
     throw DTypeError(absl::StrFormat("%s: expected a floating point dtype but got %s", op,
                                      dtype_name(dtype)));
-  }
-  if (dist == RandomDist::kRandInt) {
-    if (!(low < high)) {
-      throw InvalidArgument(absl::StrFormat(
-          "%s: expected low < high, but got low=%g and high=%g", op, low, high));
-    }
-    if (dtype == ScalarType::Bool && (low < 0 || high > 2)) {
-      throw InvalidArgument(absl::StrFormat("%s: range [%g, %g) does not fit in bool", op, low, high));
-    }
   }
   ImplRef t = empty_strided(sizes, strides, dtype, dyn, op);
   const auto stream = next_random_stream();
   RandomParams p{stream.seed, stream.offset, low, high};
   ThrowIfError(B::random(kernel_view(*t), dist, p));
+  return t;
+}
+
+template <class B>
+ImplRef Ops<B>::randint(IntSpan sizes, IntSpan strides, ScalarType dtype, int64_t low, int64_t high,
+                        TensorShapeDynamism dyn, const char* op) {
+  check_computable(op, dtype);
+  if (low >= high) {
+    throw InvalidArgument(
+        absl::StrFormat("%s: expected low < high, but got low=%d and high=%d", op, low, high));
+  }
+  // The dtype's values, inclusive (integral dtypes; floating ones take any range).
+  int64_t min = 0, max = 0;
+  bool bounded = true;
+  switch (dtype) {
+    case ScalarType::Bool: min = 0; max = 1; break;
+    case ScalarType::Byte: min = 0; max = 255; break;
+    case ScalarType::Int: min = INT32_MIN; max = INT32_MAX; break;
+    default: bounded = false; break;  // int64 and the floating dtypes
+  }
+  if (bounded && (low < min || high - 1 > max)) {  // high - 1: high > low >= INT64_MIN
+    throw InvalidArgument(absl::StrFormat(
+        "%s: range [%d, %d) does not fit in %s (whose values are %d..%d)", op, low, high,
+        dtype_name(dtype), min, max));
+  }
+  ImplRef t = empty_strided(sizes, strides, dtype, dyn, op);
+  const auto stream = next_random_stream();
+  RandomParams p;
+  p.seed = stream.seed;
+  p.offset = stream.offset;
+  p.int_low = low;
+  p.int_high = high;
+  ThrowIfError(B::random(kernel_view(*t), RandomDist::kRandInt, p));
   return t;
 }
 

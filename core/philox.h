@@ -46,13 +46,15 @@ CUSTODY_HOST_DEVICE inline double normal(uint64_t seed, uint64_t offset, uint64_
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
 
-// Integer in [low, high) (range fits in 64 bits) for element i.
+// Integer in [low, high) (low < high, anywhere in int64) for element i. The
+// range and the sum are taken modulo 2^64, so bounds near the int64 limits
+// neither overflow nor lose precision.
 CUSTODY_HOST_DEVICE inline int64_t randint(uint64_t seed, uint64_t offset, uint64_t i, int64_t low,
                                            int64_t high) {
   auto b = block(seed, offset, i);
   const uint64_t x = (static_cast<uint64_t>(b.v[0]) << 32) | b.v[1];
-  const uint64_t range = static_cast<uint64_t>(high - low);
-  return low + static_cast<int64_t>(x % range);
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  return static_cast<int64_t>(static_cast<uint64_t>(low) + x % range);
 }
 
 }  // namespace custody::philox

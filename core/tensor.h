@@ -155,9 +155,8 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   }
   static BasicTensor randint(int64_t low, int64_t high, IntSpan sizes,
                              ScalarType dtype = kDefaultInt) {
-    return adopt(Ops::random(sizes, contiguous_strides(sizes), dtype, RandomDist::kRandInt,
-                             static_cast<double>(low), static_cast<double>(high),
-                             TensorShapeDynamism::DYNAMIC_BOUND, "randint"));
+    return adopt(Ops::randint(sizes, contiguous_strides(sizes), dtype, low, high,
+                              TensorShapeDynamism::DYNAMIC_BOUND, "randint"));
   }
   // A 0-dim tensor holding `value` (dtype from the value unless given).
   static BasicTensor scalar(Scalar value, std::optional<ScalarType> dtype = std::nullopt) {
@@ -220,9 +219,9 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   }
   BasicTensor randint_like(int64_t low, int64_t high, std::optional<ScalarType> dtype = std::nullopt) const {
     const TensorImpl& t = this->checked_impl("randint_like");
-    return adopt(Ops::random(t.sizes(), contiguous_strides(t.sizes()), dtype.value_or(t.scalar_type()),
-                             RandomDist::kRandInt, static_cast<double>(low), static_cast<double>(high),
-                             t.shape_dynamism(), "randint_like"));
+    return adopt(Ops::randint(t.sizes(), contiguous_strides(t.sizes()),
+                              dtype.value_or(t.scalar_type()), low, high, t.shape_dynamism(),
+                              "randint_like"));
   }
 
   // ---- copies, views and conversions ---------------------------------------

@@ -39,8 +39,7 @@ inline T random_sample(RandomDist dist, const RandomParams& p, uint64_t i) {
     case RandomDist::kNormal:
       return static_cast<T>(p.low + p.high * philox::normal(p.seed, p.offset, i));
     case RandomDist::kRandInt:
-      return static_cast<T>(philox::randint(p.seed, p.offset, i, static_cast<int64_t>(p.low),
-                                            static_cast<int64_t>(p.high)));
+      return static_cast<T>(philox::randint(p.seed, p.offset, i, p.int_low, p.int_high));
   }
   return T();
 }

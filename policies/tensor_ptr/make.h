@@ -433,16 +433,14 @@ template <class B = DefaultBackend>
 TensorPtrOn<B> randint(int64_t low, int64_t high, std::vector<SizesType> sizes,
                        ScalarType type = ScalarType::Int,
                        TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::random(
-      sizes, contiguous_strides(sizes), type, RandomDist::kRandInt, static_cast<double>(low),
-      static_cast<double>(high), dynamism, "randint"));
+  return TensorPtrOn<B>::adopt(internal::Ops<B>::randint(sizes, contiguous_strides(sizes), type,
+                                                          low, high, dynamism, "randint"));
 }
 template <class B = DefaultBackend>
 TensorPtrOn<B> randint_strided(int64_t low, int64_t high, std::vector<SizesType> sizes,
                                std::vector<StridesType> strides, ScalarType type = ScalarType::Int) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::random(
-      sizes, strides, type, RandomDist::kRandInt, static_cast<double>(low), static_cast<double>(high),
-      TensorShapeDynamism::DYNAMIC_BOUND, "randint_strided"));
+  return TensorPtrOn<B>::adopt(internal::Ops<B>::randint(
+      sizes, strides, type, low, high, TensorShapeDynamism::DYNAMIC_BOUND, "randint_strided"));
 }
 template <class B>
 TensorPtrOn<B> randint_like(const TensorPtrOn<B>& other, int64_t low, int64_t high,

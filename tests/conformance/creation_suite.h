@@ -6,7 +6,9 @@
 #ifndef CUSTODY_TESTS_CONFORMANCE_CREATION_SUITE_H_
 #define CUSTODY_TESTS_CONFORMANCE_CREATION_SUITE_H_
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -178,6 +180,33 @@ TYPED_TEST_P(CreationTest, RandintIsInRange) {
   EXPECT_EQ(T::randint(0, 2, std::vector<int64_t>{4}, ScalarType::Bool).scalar_type(), ScalarType::Bool);
 }
 
+// Integer bounds never pass through a double: bounds at the int64 limits are
+// exact, and a range spanning nearly all of int64 neither overflows nor traps.
+TYPED_TEST_P(CreationTest, RandintBoundsNearTheInt64LimitsAreExact) {
+  using T = TypeParam;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  for (int64_t v : {kMax - 1, kMax - 2, kMin, kMin + 1}) {
+    for (int64_t x : T::randint(v, v + 1, std::vector<int64_t>{8}).template to_vector<int64_t>()) {
+      EXPECT_EQ(x, v) << "randint(" << v << ", " << v + 1 << ")";
+    }
+  }
+  const std::vector<int64_t> all =
+      T::randint(kMin, kMax, std::vector<int64_t>{256}).template to_vector<int64_t>();
+  EXPECT_TRUE(std::any_of(all.begin(), all.end(), [](int64_t x) { return x < 0; }));
+  EXPECT_TRUE(std::any_of(all.begin(), all.end(), [](int64_t x) { return x > 0; }));
+  for (int64_t x : all) EXPECT_LT(x, kMax);
+  // The narrow dtypes take their whole range.
+  const std::vector<uint8_t> bytes =
+      T::randint(0, 256, std::vector<int64_t>{512}, ScalarType::Byte).template to_vector<uint8_t>();
+  EXPECT_TRUE(std::any_of(bytes.begin(), bytes.end(), [](uint8_t x) { return x > 200; }));
+  const std::vector<int32_t> ints =
+      T::randint(std::numeric_limits<int32_t>::min(), int64_t{std::numeric_limits<int32_t>::max()} + 1,
+                 std::vector<int64_t>{256}, ScalarType::Int)
+          .template to_vector<int32_t>();
+  EXPECT_TRUE(std::any_of(ints.begin(), ints.end(), [](int32_t x) { return x < -(1 << 30); }));
+}
+
 TYPED_TEST_P(CreationTest, CloneIsIndependentAndContiguous) {
   using T = TypeParam;
   auto a = T::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
@@ -303,7 +332,7 @@ TYPED_TEST_P(CreationTest, DeviceMatchesBackend) {
   EXPECT_EQ(T::zeros({1}).device(), B::device());
 }
 
-REGISTER_TYPED_TEST_SUITE_P(CreationTest, EmptyHasShapeDtypeAndContiguousStrides,
+REGISTER_TYPED_TEST_SUITE_P(CreationTest, RandintBoundsNearTheInt64LimitsAreExact, EmptyHasShapeDtypeAndContiguousStrides,
                             ZerosOnesFullEveryDtype, FullInfersDtypeFromTheValue,
                             FullCastsFloatValueIntoIntegerDtype, ArangeIntegerAndFloat,
                             ScalarIsZeroDimStatic, FromVectorEveryDtypeRoundTrips, FromVectorWithSizes,

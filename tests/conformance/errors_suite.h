@@ -288,6 +288,12 @@ TYPED_TEST_P(ErrorsTest, FactoryArgumentErrors) {
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::arange(5, 0, 1), "arange", "inconsistent");
   const std::vector<int64_t> s{3};
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::randint(5, 5, s), "randint", "low < high");
+  // A range the dtype cannot hold is refused (not wrapped), naming both.
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::randint(0, 1000, s, ScalarType::Byte), "randint",
+                        "[0, 1000)", "uint8");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::randint(-1, 1, s, ScalarType::Bool), "randint", "bool");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::randint(0, int64_t{1} << 40, s, ScalarType::Int),
+                        "randint", "int32");
   CUSTODY_EXPECT_THROWS(ShapeError, T::empty_strided(std::vector<int64_t>{2, 3}, std::vector<int64_t>{1}),
                         "empty_strided", "different lengths");
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::from_vector(std::vector<float>{1, 2, 3}, {2, 2}),
