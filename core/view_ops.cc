@@ -38,7 +38,7 @@ absl::StatusOr<ImplRef> narrow(const TensorImpl& t, int64_t dim, int64_t start, 
                                       "(shape %s)", start, *d, size, shape_str(t.sizes())));
   }
   if (start < 0) start += size;
-  if (length < 0 || start + length > size) {
+  if (length < 0 || length > size - start) {  // not start + length: it may overflow
     return MakeStatus(ErrorKind::kShape, absl::StatusCode::kOutOfRange,
                       absl::StrFormat("narrow: start %d + length %d exceeds dim %d of size %d "
                                       "(shape %s)", start, length, *d, size, shape_str(t.sizes())));

@@ -8,6 +8,7 @@
 #define CUSTODY_TESTS_CONFORMANCE_ERRORS_SUITE_H_
 
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -282,6 +283,18 @@ TYPED_TEST_P(ErrorsTest, NullFromBlobIsInvalidArgument) {
   EXPECT_FALSE(deleter_ran) << "a failed maker must not take ownership";
 }
 
+// A length that would overflow start + length is refused like any other that
+// runs past the end (not turned into a view with an absurd size).
+TYPED_TEST_P(ErrorsTest, NarrowWithAnOverflowingLengthIsAShapeError) {
+  using T = TypeParam;
+  auto a = T::zeros({4, 3});
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  CUSTODY_EXPECT_THROWS(ShapeError, a.narrow(0, 1, kMax), "narrow", "exceeds", "[4, 3]");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.narrow(1, 3, kMax), "narrow", "exceeds");
+  CUSTODY_EXPECT_THROWS(ShapeError, a.narrow(0, -1, kMax - 1), "narrow", "exceeds");
+  EXPECT_EQ(a.narrow(0, 4, 0).numel(), 0) << "an empty narrow at the end is fine";
+}
+
 TYPED_TEST_P(ErrorsTest, FactoryArgumentErrors) {
   using T = TypeParam;
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::arange(0, 5, 0), "arange", "step");
@@ -356,6 +369,7 @@ TYPED_TEST_P(ErrorsTest, FailedOpLeavesInputsIntact) {
 #undef CUSTODY_EXPECT_THROWS
 
 REGISTER_TYPED_TEST_SUITE_P(ErrorsTest, BroadcastMismatchNamesOpAndShapes,
+                            NarrowWithAnOverflowingLengthIsAShapeError,
                             InPlaceBroadcastMustKeepSelfShape, InPlaceResultCannotNarrowFloatToInt,
                             InPlaceOnExpandedTensorIsRejected, MeanOfIntegersIsDTypeError,
                             StorageOnlyDtypesRejectCompute, FloatOnlyOpsRejectIntegers,
