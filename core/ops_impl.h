@@ -119,6 +119,9 @@ ImplRef Ops<B>::arange(const Scalar& start, const Scalar& end, const Scalar& ste
   check_computable("arange", dt);
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   if (st == 0) throw InvalidArgument("arange: step must be nonzero");
+  if (!std::isfinite(st)) {
+    throw InvalidArgument(absl::StrFormat("arange: step must be finite, but got %s", step.str()));
+  }
   if (!std::isfinite(s) || !std::isfinite(e)) {
     throw InvalidArgument(absl::StrFormat("arange: unsupported range %s -> %s", start.str(), end.str()));
   }

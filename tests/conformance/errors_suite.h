@@ -299,6 +299,10 @@ TYPED_TEST_P(ErrorsTest, FactoryArgumentErrors) {
   using T = TypeParam;
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::arange(0, 5, 0), "arange", "step");
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::arange(5, 0, 1), "arange", "inconsistent");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::arange(0, 5, std::numeric_limits<double>::quiet_NaN()),
+                        "arange", "step must be finite", "nan");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::arange(0, 5, std::numeric_limits<double>::infinity()),
+                        "arange", "step must be finite");
   const std::vector<int64_t> s{3};
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::randint(5, 5, s), "randint", "low < high");
   // A range the dtype cannot hold is refused (not wrapped), naming both.
