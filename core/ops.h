@@ -16,13 +16,18 @@
 #ifndef CUSTODY_CORE_OPS_H_
 #define CUSTODY_CORE_OPS_H_
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/backend.h"
 #include "core/scalar.h"
 #include "core/tensor_impl.h"
@@ -121,10 +126,51 @@ bool same_view(const TensorImpl& a, const TensorImpl& b);
 
 }  // namespace custody::internal
 
-
-
 // ---- member templates that user code instantiates -----------------------------
 namespace custody::internal {
+
+// The name item<T>() gives T in its messages: the dtype's name where T is one.
+template <class T>
+std::string item_type_name() {
+  if constexpr (kIsScalarCppType<T>) {
+    return std::string(dtype_name(scalar_type_of<T>));
+  } else if constexpr (std::is_integral_v<T>) {
+    return absl::StrCat(std::is_signed_v<T> ? "int" : "uint", 8 * sizeof(T));
+  } else {
+    return absl::StrCat("float", 8 * sizeof(T));
+  }
+}
+
+// item<T>()'s conversion, checked as ATen's item<T>() checks it: to bool
+// anything (nonzero is true); to an integer type a value in its range
+// (fractions truncate toward zero), never NaN or infinite; to float a value
+// within float's range (or an infinity or NaN, kept). Else InvalidArgument
+// saying which value did not fit which type.
+template <class T, class S>
+T item_convert(S v, ScalarType from) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<S, bool>) {
+    return static_cast<T>(v);
+  } else {
+    bool fits = true;
+    if constexpr (std::is_integral_v<T> && std::is_floating_point_v<S>) {
+      // lowest - 1 < v < max + 1, with both bounds exact powers of two (or 0/2^8)
+      const long double x = v;
+      fits = std::isfinite(x) &&
+             x > static_cast<long double>(std::numeric_limits<T>::lowest()) - 1 &&
+             x < static_cast<long double>(std::numeric_limits<T>::max()) + 1;
+    } else if constexpr (std::is_integral_v<T> && std::is_integral_v<S>) {
+      fits = std::in_range<T>(v);
+    } else if constexpr (std::is_same_v<T, float> && std::is_same_v<S, double>) {
+      fits = !std::isfinite(v) || std::abs(v) <= std::numeric_limits<float>::max();
+    }
+    if (!fits) {
+      throw InvalidArgument(absl::StrFormat(
+          "item: value %s of a %s tensor cannot be converted to %s without overflow",
+          absl::StrCat(v), dtype_name(from), item_type_name<T>()));
+    }
+    return static_cast<T>(v);
+  }
+}
 
 template <class B>
 template <class T>
@@ -141,12 +187,14 @@ T Ops<B>::item(const TensorImpl& t) {
     S v;
     std::memcpy(&v, host.data(), sizeof(S));
     if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
-      return static_cast<T>(static_cast<float>(v));
+      return item_convert<T>(static_cast<float>(v), t.scalar_type());
     } else {
-      return static_cast<T>(v);
+      return item_convert<T>(v, t.scalar_type());
     }
   });
 }
+
+
 
 template <class B>
 template <class B2>

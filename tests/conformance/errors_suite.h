@@ -7,6 +7,7 @@
 #ifndef CUSTODY_TESTS_CONFORMANCE_ERRORS_SUITE_H_
 #define CUSTODY_TESTS_CONFORMANCE_ERRORS_SUITE_H_
 
+#include <cmath>
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -295,6 +296,25 @@ TYPED_TEST_P(ErrorsTest, NarrowWithAnOverflowingLengthIsAShapeError) {
   EXPECT_EQ(a.narrow(0, 4, 0).numel(), 0) << "an empty narrow at the end is fine";
 }
 
+// item<T>() refuses a value T cannot hold (as ATen's item<T>() does), instead
+// of wrapping, clamping or undefined behaviour; fractions truncate.
+TYPED_TEST_P(ErrorsTest, ItemOfAValueTheTypeCannotHoldIsRefused) {
+  using T = TypeParam;
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::scalar(1e20, ScalarType::Double).template item<int32_t>(), "item",
+                        "int32", "overflow");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::scalar(int64_t{300}).template item<uint8_t>(),
+                        "item", "300", "uint8");
+  CUSTODY_EXPECT_THROWS(InvalidArgument,
+                        T::scalar(std::numeric_limits<double>::quiet_NaN()).template item<int64_t>(),
+                        "item", "nan", "int64");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::scalar(1e300, ScalarType::Double).template item<float>(), "item",
+                        "float32");
+  EXPECT_EQ(T::scalar(2.75).template item<int32_t>(), 2) << "fractions truncate";
+  EXPECT_EQ(T::scalar(int64_t{255}).template item<uint8_t>(), 255);
+  EXPECT_TRUE(std::isinf(T::scalar(std::numeric_limits<double>::infinity(), ScalarType::Double).template item<float>()));
+  EXPECT_TRUE(T::scalar(3.0).template item<bool>());
+}
+
 TYPED_TEST_P(ErrorsTest, FactoryArgumentErrors) {
   using T = TypeParam;
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::arange(0, 5, 0), "arange", "step");
@@ -373,6 +393,7 @@ TYPED_TEST_P(ErrorsTest, FailedOpLeavesInputsIntact) {
 #undef CUSTODY_EXPECT_THROWS
 
 REGISTER_TYPED_TEST_SUITE_P(ErrorsTest, BroadcastMismatchNamesOpAndShapes,
+                            ItemOfAValueTheTypeCannotHoldIsRefused,
                             NarrowWithAnOverflowingLengthIsAShapeError,
                             InPlaceBroadcastMustKeepSelfShape, InPlaceResultCannotNarrowFloatToInt,
                             InPlaceOnExpandedTensorIsRejected, MeanOfIntegersIsDTypeError,
