@@ -119,6 +119,12 @@ inline KernelView kernel_view(const TensorImpl& t) { return kernel_view(t, t.siz
 inline void check_computable(const char* op, ScalarType dtype) {
   if (is_storage_only(dtype)) [[unlikely]] throw_not_computable(op, dtype);
 }
+// An InvalidArgument unless `value` fits `dtype` (fill_, full): integer dtypes
+// take finite values within their range (fractions truncate), float32/16 and
+// bfloat16 finite values within theirs (or a NaN or an infinity); bool and
+// float64 take any value. As ATen refuses "value cannot be converted to type
+// ... without overflow".
+void check_fill_value(const Scalar& value, ScalarType dtype, const char* op);
 std::string format_tensor(ScalarType dtype, IntSpan sizes, const char* host_data);
 ImplRef retain(const TensorImpl& t);
 bool shares_storage(const TensorImpl& a, const TensorImpl& b);

@@ -468,9 +468,9 @@ void Ops<B>::copy_(TensorImpl& self, const TensorImpl& src) {
 
 template <class B>
 void Ops<B>::fill_(TensorImpl& self, const Scalar& value, const char* op) {
+  check_fill_value(value, self.scalar_type(), op);
   if (self.numel() == 0) return;
   ThrowIfError(B::fill(kernel_view(self), value));
-  (void)op;
 }
 
 template <class B>

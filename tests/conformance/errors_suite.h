@@ -315,6 +315,30 @@ TYPED_TEST_P(ErrorsTest, ItemOfAValueTheTypeCannotHoldIsRefused) {
   EXPECT_TRUE(T::scalar(3.0).template item<bool>());
 }
 
+// full and fill_ refuse a value the dtype cannot hold, as ATen does, instead
+// of wrapping or saturating; a float value into an integer dtype truncates.
+TYPED_TEST_P(ErrorsTest, FullAndFillRefuseAValueTheDtypeCannotHold) {
+  using T = TypeParam;
+  const std::vector<int64_t> s{2};
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::full(s, 300, ScalarType::Byte), "full", "300", "uint8",
+                        "overflow");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::full(s, -1, ScalarType::Byte), "full", "uint8");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::full(s, int64_t{1} << 40, ScalarType::Int), "full",
+                        "int32");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::full(s, 1e300, ScalarType::Float), "full", "float32");
+  CUSTODY_EXPECT_THROWS(InvalidArgument,
+                        T::full(s, std::numeric_limits<double>::quiet_NaN(), ScalarType::Long), "full",
+                        "int64");
+  auto a = T::zeros(s, ScalarType::Int);
+  CUSTODY_EXPECT_THROWS(InvalidArgument, a.fill_(1e10), "fill_", "int32");
+  EXPECT_EQ(values_of(a), std::vector<double>({0, 0})) << "a refused fill_ leaves the tensor as it was";
+  EXPECT_EQ(values_of(T::full(s, 255, ScalarType::Byte)), std::vector<double>({255, 255}));
+  EXPECT_EQ(values_of(T::full(s, 2.75, ScalarType::Int)), std::vector<double>({2, 2}));
+  EXPECT_TRUE(std::isinf(
+      values_of(T::full(s, std::numeric_limits<double>::infinity(), ScalarType::Float))[0]));
+  EXPECT_EQ(values_of(T::full(s, 7, ScalarType::Bool)), std::vector<double>({1, 1}));
+}
+
 TYPED_TEST_P(ErrorsTest, FactoryArgumentErrors) {
   using T = TypeParam;
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::arange(0, 5, 0), "arange", "step");
@@ -393,6 +417,7 @@ TYPED_TEST_P(ErrorsTest, FailedOpLeavesInputsIntact) {
 #undef CUSTODY_EXPECT_THROWS
 
 REGISTER_TYPED_TEST_SUITE_P(ErrorsTest, BroadcastMismatchNamesOpAndShapes,
+                            FullAndFillRefuseAValueTheDtypeCannotHold,
                             ItemOfAValueTheTypeCannotHoldIsRefused,
                             NarrowWithAnOverflowingLengthIsAShapeError,
                             InPlaceBroadcastMustKeepSelfShape, InPlaceResultCannotNarrowFloatToInt,
