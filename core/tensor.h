@@ -484,7 +484,7 @@ CUSTODY_FREE_BINARY(matmul)
 template <AnyTensor T>
 T where(const T& cond, const T& a, const T& b) {
   return T::adopt(internal::Ops<typename T::backend_type>::where(
-      cond.impl(), a.impl(), b.impl()));
+      cond.checked_impl("where"), a.checked_impl("where"), b.checked_impl("where")));
 }
 
 // Any allocator: under the gc policy, handles kept on the heap live in gc::vector.
@@ -492,14 +492,15 @@ template <AnyTensor T, class Alloc>
 T cat(const std::vector<T, Alloc>& tensors, int64_t dim = 0) {
   std::vector<const TensorImpl*> impls;
   impls.reserve(tensors.size());
-  for (const T& t : tensors) impls.push_back(&t.impl());
+  for (const T& t : tensors) impls.push_back(&t.checked_impl("cat"));
   return T::adopt(internal::Ops<typename T::backend_type>::cat(impls, dim));
 }
 
 // Rows of `weight` ([num_embeddings, dim]) for each index: shape indices.sizes() + [dim].
 template <AnyTensor T>
 T embedding(const T& weight, const T& indices) {
-  return T::adopt(internal::Ops<typename T::backend_type>::embedding(weight.impl(), indices.impl()));
+  return T::adopt(internal::Ops<typename T::backend_type>::embedding(
+      weight.checked_impl("embedding"), indices.checked_impl("embedding")));
 }
 
 }  // namespace custody

@@ -110,6 +110,23 @@ TYPED_TEST_P(LifetimeTest, G4_LifetimeErrorNamesTheOp) {
     EXPECT_NE(std::string(e.what()).find("matmul"), std::string::npos) << e.what();
     EXPECT_EQ(e.code(), absl::StatusCode::kFailedPrecondition);
   }
+  // The free functions name themselves too, not an internal accessor.
+  auto ok = T::ones({2});
+  auto idx = T::zeros({1}, ScalarType::Long);
+  auto rows = T::ones({2, 2});
+  HandleVector<T> both{ok, a};
+  auto names = [](auto&& call, const char* op) {
+    try {
+      (void)call();
+      ADD_FAILURE() << op << ": no throw";
+    } catch (const LifetimeError& e) {
+      EXPECT_NE(std::string(e.what()).find(op), std::string::npos) << e.what();
+    }
+  };
+  names([&] { return where(ok.gt(0), a, ok); }, "where");
+  names([&] { return cat(both, 0); }, "cat");
+  names([&] { return embedding(a, idx); }, "embedding");
+  names([&] { return embedding(rows, a); }, "embedding");
 }
 
 // G5: views share Storage; it is freed only after the last view.
