@@ -205,6 +205,17 @@ constexpr bool is_integral(ScalarType t, bool include_bool) {
   return t == ScalarType::Byte || t == ScalarType::Int || t == ScalarType::Long ||
          (include_bool && t == ScalarType::Bool);
 }
+// The values of an integral dtype (bool included), inclusive; false for the
+// floating dtypes.
+constexpr bool integer_range(ScalarType t, int64_t* min, int64_t* max) {
+  switch (t) {
+    case ScalarType::Bool: *min = 0; *max = 1; return true;
+    case ScalarType::Byte: *min = 0; *max = 255; return true;
+    case ScalarType::Int: *min = INT32_MIN; *max = INT32_MAX; return true;
+    case ScalarType::Long: *min = INT64_MIN; *max = INT64_MAX; return true;
+    default: return false;
+  }
+}
 // float16 and bfloat16 are storage-only: ops other than copies reject them.
 constexpr bool is_storage_only(ScalarType t) {
   return t == ScalarType::Half || t == ScalarType::BFloat16;

@@ -74,7 +74,7 @@ absl::Status index_out_of_range(const char* op, int64_t index, int64_t dim, int6
 namespace internal {
 
 void check_fill_value(const Scalar& value, ScalarType dtype, const char* op) {
-  if (value.is_bool()) return;
+  if (value.is_bool() || dtype == ScalarType::Bool) return;
   bool fits = true;
   auto in_integer_range = [&](long double lo, long double hi) {
     if (value.is_integral()) {
@@ -88,17 +88,15 @@ void check_fill_value(const Scalar& value, ScalarType dtype, const char* op) {
     const long double x = value.to_double();
     return !std::isfinite(x) || std::fabs(x) <= max;
   };
-  switch (dtype) {
-    case ScalarType::Byte: fits = in_integer_range(0, 255); break;
-    case ScalarType::Int: fits = in_integer_range(INT32_MIN, INT32_MAX); break;
-    case ScalarType::Long:
-      fits = in_integer_range(static_cast<long double>(INT64_MIN), static_cast<long double>(INT64_MAX));
-      break;
-    case ScalarType::Float: fits = in_float_range(std::numeric_limits<float>::max()); break;
-    case ScalarType::Half: fits = in_float_range(65504.0L); break;
-    case ScalarType::BFloat16: fits = in_float_range(3.38953139e38L); break;
-    case ScalarType::Double:
-    case ScalarType::Bool: break;
+  int64_t min = 0, max = 0;
+  if (integer_range(dtype, &min, &max)) {
+    fits = in_integer_range(static_cast<long double>(min), static_cast<long double>(max));
+  } else if (dtype == ScalarType::Float) {
+    fits = in_float_range(std::numeric_limits<float>::max());
+  } else if (dtype == ScalarType::Half) {
+    fits = in_float_range(65504.0L);
+  } else if (dtype == ScalarType::BFloat16) {
+    fits = in_float_range(3.38953139e38L);
   }
   if (!fits) {
     throw InvalidArgument(absl::StrFormat("%s: value %s cannot be converted to %s without overflow",

@@ -178,16 +178,9 @@ ImplRef Ops<B>::randint(IntSpan sizes, IntSpan strides, ScalarType dtype, int64_
     throw InvalidArgument(
         absl::StrFormat("%s: expected low < high, but got low=%d and high=%d", op, low, high));
   }
-  // The dtype's values, inclusive (integral dtypes; floating ones take any range).
+  // Integral dtypes hold [min, max]; floating ones take any range.
   int64_t min = 0, max = 0;
-  bool bounded = true;
-  switch (dtype) {
-    case ScalarType::Bool: min = 0; max = 1; break;
-    case ScalarType::Byte: min = 0; max = 255; break;
-    case ScalarType::Int: min = INT32_MIN; max = INT32_MAX; break;
-    default: bounded = false; break;  // int64 and the floating dtypes
-  }
-  if (bounded && (low < min || high - 1 > max)) {  // high - 1: high > low >= INT64_MIN
+  if (integer_range(dtype, &min, &max) && (low < min || high - 1 > max)) {  // high > low: no overflow
     throw InvalidArgument(absl::StrFormat(
         "%s: range [%d, %d) does not fit in %s (whose values are %d..%d)", op, low, high,
         dtype_name(dtype), min, max));

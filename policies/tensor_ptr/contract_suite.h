@@ -529,7 +529,7 @@ TYPED_TEST_P(TensorPtrContractTest, FromBlobWithDeleterRunsItOnceWhenTheLastRefe
   EXPECT_EQ(calls.load(), 1);
 }
 
-#undef CUSTODY_TP_PRELUDE
+// CUSTODY_TP_PRELUDE stays defined for maker_suite.h, which includes this header.
 
 REGISTER_TYPED_TEST_SUITE_P(
     TensorPtrContractTest,

@@ -20,13 +20,7 @@ class TensorPtrMakerTest : public ::custody::testing::ConformanceTest<T> {};
 
 TYPED_TEST_SUITE_P(TensorPtrMakerTest);
 
-#define CUSTODY_TP_PRELUDE                              \
-  using TP = TypeParam;                                 \
-  using B = typename TP::backend_type;                  \
-  using namespace ::custody::tensor_ptr;                \
-  using namespace ::custody;                            \
-  using namespace ::custody::testing::tensor_ptr_contract; \
-  (void)sizeof(B)
+// CUSTODY_TP_PRELUDE (the shorthands of each test body) is contract_suite.h's.
 
 TYPED_TEST_P(TensorPtrMakerTest, ScalarMakerDeducesFloat64FromDouble) {
   CUSTODY_TP_PRELUDE;
