@@ -80,7 +80,7 @@ enum class RandomDist : uint8_t { kUniform, kNormal, kRandInt };
 const char* op_name(BinaryOp op);
 const char* op_name(UnaryOp op);
 const char* op_name(ReduceOp op);
-inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::kEq; }
+constexpr bool is_comparison(BinaryOp op) { return op >= BinaryOp::kEq; }
 
 struct RandomParams {
   uint64_t seed = 0;

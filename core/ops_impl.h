@@ -331,6 +331,11 @@ inline void check_int_pow_scalar(ScalarType base, const Scalar& exp) {
         "pow: integers to negative integer powers are not allowed (a %s tensor to the power %s); "
         "cast to a floating point dtype first", dtype_name(base), exp.str()));
   }
+  // An integer exponent the base's integer dtype cannot hold (2**300 in uint8) is
+  // refused, as ATen refuses it, rather than wrapped before the power is taken.
+  if (is_integral(base, /*include_bool=*/false) && exp.is_integral()) {
+    check_fill_value(exp, base, "pow");
+  }
 }
 }  // namespace detail
 

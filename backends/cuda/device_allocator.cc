@@ -64,9 +64,19 @@ absl::StatusOr<DeviceAllocator*> DeviceAllocator::for_device(int device, MemoryS
 absl::StatusOr<void*> DeviceAllocator::allocate(size_t bytes) {
   void* p = nullptr;
   // A 0-byte request gets a distinct block, as on the host backends.
-  const cudaError_t err = cudaMallocAsync(&p, bytes == 0 ? 1 : bytes, stream_);
+  const size_t request = bytes == 0 ? 1 : bytes;
+  cudaError_t err = cudaMallocAsync(&p, request, stream_);
   if (err == cudaErrorMemoryAllocation) {
+    // The pool may hold freed blocks that do not fit this request (or the
+    // other pools on the device may): give them back to the driver and try once
+    // more before failing.
     (void)cudaGetLastError();
+    (void)reclaim();
+    err = cudaMallocAsync(&p, request, stream_);
+    if (err == cudaSuccess) stats_->on_retry();
+  }
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();  // core counts the OOM (allocate_with_retry)
     const StatsSnapshot s = stats_->snapshot();
     return absl::ResourceExhaustedError(absl::StrFormat(
         "cuda:%d: out of device memory allocating %d bytes (%d bytes in use by %d live tensors, "

@@ -2,8 +2,7 @@
 //
 // backends/cuda/device_allocator.h — the CUDA backend's memory: a
 // stream-ordered pool (cudaMallocAsync / cudaFreeAsync on the backend's one
-// stream, from the device's default memory pool), the first piece of
-// backends/cuda (the kernels come next). Host code only: compiled by the host
+// stream, from the device's default memory pool). Host code only: compiled by the host
 // compiler against the CUDA runtime, built with --config=cuda.
 //
 //   DeviceAllocator& a = DeviceAllocator::for_device(0, &stats);
@@ -22,7 +21,9 @@
 // trims the pool to what is in use. Stats (MemoryStats, core/stats.h): bytes
 // in use are exact (on_alloc/on_free with the requested size); reserved bytes
 // are the pool's reserved memory as the driver reports it, refreshed on every
-// allocation, free and reclaim. Retries and OOMs are counted by core.
+// allocation, free and reclaim. An allocation the pool cannot serve first
+// trims the pool (reclaim()) and tries once more, counted as a retry; core
+// counts the OOMs and the retries after its reclaimers (e.g. gc's collection).
 // A failed allocation returns ResourceExhausted saying how much was asked, how
 // much is in use and reserved, by how many live tensors, and what to do.
 

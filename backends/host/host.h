@@ -29,9 +29,10 @@ namespace custody::host {
 absl::Status check_indices(const KernelView& in, int64_t dim, const KernelView& index);
 
 // Element `i` of the random stream `p` as a T (Philox 4x32-10 via
-// core/philox.h): one seed gives the same values on every backend.
+// core/philox.h): one seed gives the same values on every backend. Host and
+// device code (the CUDA kernels call it too).
 template <class T>
-inline T random_sample(RandomDist dist, const RandomParams& p, uint64_t i) {
+CUSTODY_HOST_DEVICE inline T random_sample(RandomDist dist, const RandomParams& p, uint64_t i) {
   switch (dist) {
     case RandomDist::kUniform:
       return static_cast<T>(p.low + (p.high - p.low) *

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/synchronization/notification.h"
+#include "core/reclaim.h"
 #include "core/sites.h"
 #include "policies/gc/gc.h"
 #include "policies/gc/testing.h"
@@ -578,6 +579,29 @@ TYPED_TEST_P(GcContractTest, BytesSinceCollectionCountsNativeAllocations) {
   EXPECT_EQ(gc::stats().bytes_since_collection, 0);
 }
 
+TYPED_TEST_P(GcContractTest, PressureIsCountedPerDevice) {
+  using T = TypeParam;
+  using B = typename T::backend_type;
+  const Device here = B::device();
+  // Another device than the backend's: allocations there (reported as a device
+  // backend's would be, through core's observer) add no pressure here.
+  const Device other{here.type, here.index + 1};
+  gc_contract::collect_clean();
+  gc::ScopedPressureTrigger trigger(8 * gc_contract::kMiB, /*time_budget=*/1.0);
+  const gc::Stats g0 = gc::stats();
+  ::custody::internal::notify_alloc(other, 6 * gc_contract::kMiB);
+  { T a = T::empty({6 * gc_contract::kFloatsPerMiB}); }
+  EXPECT_EQ(gc::bytes_since_collection(other), 6 * gc_contract::kMiB);
+  EXPECT_GE(gc::bytes_since_collection(here), 6 * gc_contract::kMiB);
+  EXPECT_GE(gc::stats().bytes_since_collection, 12 * gc_contract::kMiB) << "all devices together";
+  { T b = T::empty({16}); }  // a safe point: 6 + 6 MiB on two devices is not due
+  EXPECT_EQ(gc::stats().pressure_collections, g0.pressure_collections);
+  { T c = T::empty({3 * gc_contract::kFloatsPerMiB}); }  // 9 MiB here: due
+  { T d = T::empty({16}); }
+  EXPECT_EQ(gc::stats().pressure_collections, g0.pressure_collections + 1);
+  EXPECT_EQ(gc::bytes_since_collection(other), 0) << "a collection resets every device's count";
+}
+
 // ---- collect-then-retry on allocation failure ---------------------------------------
 
 TYPED_TEST_P(GcContractTest, FailedAllocationRunsTheReclaimer) {
@@ -835,7 +859,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     DeadGcMakeObjectsAreFinalizedWithTheirHandles, StdVectorHandlesAreInvisibleToTheCollector,
     KnownFailure_NativeMemoryIsInvisibleToTheCollector, PressureTriggerBoundsNativeMemory,
     PressureTriggerTimeBudgetKeepsAHardBound, PressureTriggerIsOffByDefaultAndScoped,
-    PressureTriggerRejectsBadArguments, BytesSinceCollectionCountsNativeAllocations,
+    PressureTriggerRejectsBadArguments, BytesSinceCollectionCountsNativeAllocations, PressureIsCountedPerDevice,
     FailedAllocationRunsTheReclaimer, ReclaimReturnsGarbageMemory, ThreadRegistrationIsRaiiAndNests,
     ThreadsAreRegisteredOnTheirFirstTensor, RegisteredThreadStacksAreRoots,
     FinalizersRunOnTheCollectingThread, CollectingConcurrentlyWithKernelsIsSafe,

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -41,9 +42,35 @@ namespace {
 
 // ---- counters ------------------------------------------------------------------
 
+// Native bytes allocated since the last collection, per device: each device's
+// memory runs out on its own (Note [Pressure trigger]). A slot per (type,
+// index); indices past kIndicesPerType share the type's last slot.
+constexpr int kIndicesPerType = 16;
+constexpr int kDeviceTypes = 3;  // DeviceType: kCPU, kCUDA, kOpaque
+int device_slot(Device d) {
+  const int type = std::min(static_cast<int>(d.type), kDeviceTypes - 1);
+  return type * kIndicesPerType + std::clamp(d.index, 0, kIndicesPerType - 1);
+}
+
 struct Counters {
   std::atomic<int64_t> created{0}, disposed{0}, finalized{0}, collections{0},
-      pressure_collections{0}, reclaim_collections{0}, budget_skips{0}, bytes_since{0};
+      pressure_collections{0}, reclaim_collections{0}, budget_skips{0};
+  std::array<std::atomic<int64_t>, kDeviceTypes * kIndicesPerType> bytes_since{};
+
+  void reset_bytes_since() {
+    for (auto& b : bytes_since) b.store(0, std::memory_order_relaxed);
+  }
+  // The most any one device has allocated since the last collection.
+  int64_t max_bytes_since() const {
+    int64_t m = 0;
+    for (const auto& b : bytes_since) m = std::max(m, b.load(std::memory_order_relaxed));
+    return m;
+  }
+  int64_t total_bytes_since() const {
+    int64_t t = 0;
+    for (const auto& b : bytes_since) t += b.load(std::memory_order_relaxed);
+    return t;
+  }
 };
 Counters& counters() {
   static Counters* c = new Counters;
@@ -163,7 +190,7 @@ enum class Cause { kExplicit, kPressure, kReclaim };
 // A collection and its finalizers, on a registered thread.
 int64_t collect_now(Cause cause) {
   Counters& c = counters();
-  c.bytes_since.store(0, std::memory_order_relaxed);
+  c.reset_bytes_since();
   GC_gcollect();
   c.collections.fetch_add(1, std::memory_order_relaxed);
   if (cause == Cause::kPressure) c.pressure_collections.fetch_add(1, std::memory_order_relaxed);
@@ -193,11 +220,11 @@ Trigger& trigger() {
   return *t;
 }
 
-void on_alloc(Device /*device*/, size_t bytes) {
+void on_alloc(Device device, size_t bytes) {
   Counters& c = counters();
-  const int64_t since =
-      c.bytes_since.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) +
-      static_cast<int64_t>(bytes);
+  const int64_t since = c.bytes_since[device_slot(device)].fetch_add(
+                            static_cast<int64_t>(bytes), std::memory_order_relaxed) +
+                        static_cast<int64_t>(bytes);
   Trigger& t = trigger();
   if (t.enabled.load(std::memory_order_relaxed) &&
       since >= t.threshold.load(std::memory_order_relaxed)) {
@@ -214,7 +241,7 @@ void maybe_collect() {
   {
     absl::MutexLock lock(&t.mu);
     const int64_t threshold = t.threshold.load(std::memory_order_relaxed);
-    const int64_t since = counters().bytes_since.load(std::memory_order_relaxed);
+    const int64_t since = counters().max_bytes_since();
     if (!t.enabled.load(std::memory_order_relaxed) || since < threshold) {
       t.due.store(false, std::memory_order_relaxed);
       t.collecting.store(false, std::memory_order_release);
@@ -533,7 +560,7 @@ void set_pressure_trigger(int64_t threshold_bytes, double time_budget) {
   t.budget.store(time_budget, std::memory_order_relaxed);
   t.last_end = internal::Clock::now();
   t.smoothed_gc_s = 0;
-  t.due.store(internal::counters().bytes_since.load(std::memory_order_relaxed) >= threshold_bytes,
+  t.due.store(internal::counters().max_bytes_since() >= threshold_bytes,
               std::memory_order_relaxed);
   t.enabled.store(true, std::memory_order_release);
 }
@@ -582,6 +609,11 @@ std::string Stats::to_string() const {
       root_objects_scanned, root_objects_skipped, root_bytes_scanned, root_bytes_skipped);
 }
 
+int64_t bytes_since_collection(Device device) {
+  return internal::counters().bytes_since[internal::device_slot(device)].load(
+      std::memory_order_relaxed);
+}
+
 Stats stats() {
   internal::Counters& c = internal::counters();
   Stats s;
@@ -597,7 +629,7 @@ Stats stats() {
   s.pressure_collections = c.pressure_collections.load(std::memory_order_relaxed);
   s.reclaim_collections = c.reclaim_collections.load(std::memory_order_relaxed);
   s.budget_skips = c.budget_skips.load(std::memory_order_relaxed);
-  s.bytes_since_collection = c.bytes_since.load(std::memory_order_relaxed);
+  s.bytes_since_collection = c.total_bytes_since();
   s.gc_heap_bytes = static_cast<int64_t>(GC_get_heap_size());
   internal::RootsPass roots;
   GC_call_with_alloc_lock(&internal::read_roots_pass, &roots);

@@ -363,9 +363,12 @@ bool reclaim();
 // Note [Pressure trigger]
 // ~~~~~~~~~~~~~~~~~~~~~~~
 // Off by default (the known failure, reproduced by the contract suite). When
-// on, every tensor allocation on any backend adds its size to
-// `bytes_since_collection` (core's alloc observer, core/reclaim.h); once that
-// reaches `threshold_bytes` a collection is *due*. It runs at the next handle
+// on, every tensor allocation on any backend adds its size to its device's
+// count of bytes allocated since the last collection (core's alloc observer,
+// core/reclaim.h; bytes_since_collection(device)); once one device's count
+// reaches `threshold_bytes` a collection is *due*. Counted per device because
+// each device's memory runs out on its own: 6 GiB on the host and 6 GiB on a
+// GPU are not 12 GiB of pressure on either. It runs at the next handle
 // creation (a safe point, right after the op that allocated), unless the
 // trigger's time budget is spent: like CUDA.jl's maybe_collect, the smoothed
 // duration of a triggered collection divided by the time since the previous
@@ -517,7 +520,8 @@ struct Stats {
   int64_t pressure_collections = 0;    // ... of which by the pressure trigger
   int64_t reclaim_collections = 0;     // ... of which after a failed allocation
   int64_t budget_skips = 0;            // due trigger collections the time budget put off
-  int64_t bytes_since_collection = 0;  // native bytes allocated since our last collection
+  int64_t bytes_since_collection = 0;  // native bytes allocated since our last collection,
+                                       // all devices together
   int64_t gc_heap_bytes = 0;           // the collector's own heap (GC_get_heap_size)
   // Static data the collector's last root registration (every collection)
   // scanned and skipped (Note [Static roots]); 0 before the first collection.
@@ -528,6 +532,9 @@ struct Stats {
   std::string to_string() const;
 };
 Stats stats();
+// Native bytes allocated on `device` since our last collection: what the
+// pressure trigger compares with its threshold (Note [Pressure trigger]).
+int64_t bytes_since_collection(Device device);
 
 namespace testing {
 // Whether the root filter scans the writable static data of the loaded object

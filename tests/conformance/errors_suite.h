@@ -117,6 +117,12 @@ TYPED_TEST_P(ErrorsTest, IntegerToNegativePowerIsInvalid) {
   auto b = T::from_vector(std::vector<int64_t>{2, 1, -1, -1});
   auto e = T::from_vector(std::vector<int64_t>{-1, -3, -3, -2});
   EXPECT_EQ(values_of(b.pow(e)), std::vector<double>({0, 1, -1, 1}));
+  // An exponent the base's dtype cannot hold is refused, as in ATen, not wrapped first.
+  auto u = T::from_vector(std::vector<uint8_t>{2, 3});
+  CUSTODY_EXPECT_THROWS(InvalidArgument, u.pow(300), "pow", "300", "uint8");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, a.to(ScalarType::Int).pow(int64_t{10000000000}), "pow",
+                        "10000000000", "int32");
+  EXPECT_EQ(values_of(u.pow(2)), std::vector<double>({4, 9}));
 }
 
 TYPED_TEST_P(ErrorsTest, DimOutOfRange) {

@@ -43,8 +43,10 @@ class ConformanceTest : public ::testing::Test {
 
   void SetUp() override {
     if (!B::available()) {
-      GTEST_SKIP() << "backend '" << B::name << "' is not available on this machine (no device); "
-                   << "run the CUDA tests on a GPU machine, see tools/gpu/";
+      std::string why = "no device";
+      if constexpr (requires { B::availability(); }) why = std::string(B::availability().message());
+      GTEST_SKIP() << "backend '" << B::name << "' is not available on this machine (" << why
+                   << "); run its tests on a GPU machine, see tools/gpu/README.md";
     }
     baseline_ = B::stats().snapshot();
     guard_.emplace();

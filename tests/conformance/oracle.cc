@@ -1,13 +1,14 @@
 // Copyright 2026 The custody Authors.
 //
 // tests/conformance/oracle.cc — the one translation unit that includes ATen:
-// runs ops in libtorch 1.13 for the conformance suite (see oracle.h).
+// runs ops in libtorch 1.13 for the conformance suite (see oracle.h). Close and
+// the printing of HostTensors are in oracle_common.cc (no torch); the oracle
+// without libtorch, for binaries that must not link it, is oracle_onednn.cc.
 
 #include "tests/conformance/oracle.h"
 
 #include <ATen/ATen.h>
 
-#include <cmath>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -235,26 +236,7 @@ at::Tensor run(const std::string& op, const std::vector<HostTensor>& inputs, con
   throw std::runtime_error("oracle: unknown op '" + op + "'");
 }
 
-std::string shape_string(const std::vector<int64_t>& s) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
-  os << "]";
-  return os.str();
-}
-
 }  // namespace
-
-std::ostream& operator<<(std::ostream& os, const HostTensor& t) {
-  const std::streamsize precision = os.precision(8);
-  os << dtype_name(t.dtype) << shape_string(t.sizes) << " {";
-  const size_t n = std::min<size_t>(t.values.size(), 16);
-  for (size_t i = 0; i < n; ++i) os << (i ? ", " : "") << t.values[i];
-  if (t.values.size() > n) os << ", ... (" << t.values.size() << " values)";
-  os << "}";
-  os.precision(precision);
-  return os;
-}
 
 HostTensor oracle(const std::string& op, const std::vector<HostTensor>& inputs,
                   const OracleArgs& args) {
@@ -297,50 +279,6 @@ std::vector<HostTensor> oracle_nn(const std::string& op, const std::vector<HostT
   } catch (const c10::Error& e) {
     throw std::runtime_error("oracle_nn(" + op + "): torch raised: " + e.what_without_backtrace());
   }
-}
-
-::testing::AssertionResult Close(const HostTensor& ours, const HostTensor& ref, double rtol,
-                                 double atol) {
-  if (ours.dtype != ref.dtype) {
-    return ::testing::AssertionFailure()
-           << "dtype: ours " << dtype_name(ours.dtype) << ", torch " << dtype_name(ref.dtype)
-           << "\n  ours:  " << ours << "\n  torch: " << ref;
-  }
-  if (ours.sizes != ref.sizes) {
-    return ::testing::AssertionFailure()
-           << "sizes: ours " << shape_string(ours.sizes) << ", torch " << shape_string(ref.sizes)
-           << "\n  ours:  " << ours << "\n  torch: " << ref;
-  }
-  if (ours.values.size() != ref.values.size()) {
-    return ::testing::AssertionFailure() << "value count: ours " << ours.values.size()
-                                         << ", torch " << ref.values.size();
-  }
-  int64_t bad = 0;
-  double worst = 0;
-  std::ostringstream first;
-  first.precision(10);
-  for (size_t i = 0; i < ref.values.size(); ++i) {
-    const double a = ours.values[i], b = ref.values[i];
-    bool ok;
-    if (std::isnan(a) || std::isnan(b)) {
-      ok = std::isnan(a) && std::isnan(b);
-    } else if (std::isinf(a) || std::isinf(b)) {
-      ok = a == b;
-    } else {
-      const double err = std::fabs(a - b);
-      ok = err <= atol + rtol * std::fabs(b);
-      if (!ok) worst = std::max(worst, err);
-    }
-    if (!ok) {
-      if (bad < 8) first << "\n  [" << i << "] ours " << a << ", torch " << b;
-      ++bad;
-    }
-  }
-  if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << bad << " of " << ref.values.size() << " values differ (rtol " << rtol << ", atol "
-         << atol << ", largest finite error " << worst << ") for " << dtype_name(ref.dtype)
-         << shape_string(ref.sizes) << ":" << first.str();
 }
 
 }  // namespace custody::testing

@@ -9,6 +9,14 @@
 // integers up to 2^53). This header includes no torch header: only oracle.cc
 // does, so the typed suites never compile ATen.
 //
+// Two implementations of oracle() and oracle_nn(); each test binary links one
+// (tools/build_defs/matrix.bzl picks it per backend), the suites and
+// numerics_harness depend on this header alone (//tests/conformance:oracle_api):
+//   :oracle         libtorch (oracle.cc), the default.
+//   :oracle_onednn  custody's own oneDNN CPU backend (oracle_onednn.cc), for
+//                   binaries that must not link libtorch (the cuda backend's);
+//                   itself checked against libtorch by :oracle_onednn_test.
+//
 //   HostTensor a = host_of(x), b = host_of(y);          // x, y: any custody handle
 //   EXPECT_TRUE(Close(host_of(x.add(y)), oracle("add", {a, b}), 1e-5, 1e-6));
 //
@@ -33,7 +41,8 @@
 //   where                                cond, a, b.
 //   to                                   input 0 converted to `args.dtype`.
 //
-// Errors raised by torch come back as std::runtime_error naming the op.
+// Errors raised by torch (by custody, under :oracle_onednn) come back as
+// std::runtime_error naming the op.
 
 #ifndef CUSTODY_TESTS_CONFORMANCE_ORACLE_H_
 #define CUSTODY_TESTS_CONFORMANCE_ORACLE_H_

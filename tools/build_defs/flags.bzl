@@ -14,9 +14,9 @@ POLICIES = ["tensor_ptr", "dispose", "scope", "gc", "manual"]
 
 BACKENDS = ["onednn", "cuda", "aten", "opaque"]
 
-# The values --//backends:backend accepts: the backends that exist. (cuda stays in BACKENDS for the
-# matrix macro and the CUDA gating; it joins this list with backends/cuda.)
-SELECTABLE_BACKENDS = ["onednn", "aten"]
+# The values --//backends:backend accepts. cuda builds only with --config=cuda (//tools/build_defs:cuda.bzl):
+# without it, a target that selects it is incompatible, and naming one on the command line says so.
+SELECTABLE_BACKENDS = ["onednn", "cuda", "aten"]
 
 # Backends for tests only: in the conformance matrix, never offered by the flag. opaque
 # (backends/opaque) keeps its memory behind addresses the host must not read.

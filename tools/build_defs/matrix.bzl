@@ -7,6 +7,11 @@ emits, for each pair, `conformance_<policy>_<backend>`: the generic typed suites
 instantiated for BasicTensor<Policy, Backend> by instantiate.cc. It also emits test_suites
 `policy_<p>`, `backend_<b>` and `all`.
 
+The suites name only the oracle's interface (//tests/conformance:oracle_api); each binary links
+the implementation oracle_for(backend) gives: libtorch (//tests/conformance:oracle), except on
+cuda, whose binaries run on a GPU machine without libtorch: custody's oneDNN backend there
+(//tests/conformance:oracle_onednn, checked against libtorch by :oracle_onednn_test).
+
 //tests/conformance runs every policy of POLICIES on every backend of SELECTABLE_BACKENDS
 (tools/build_defs/flags.bzl), so adding a policy or backend = its own package plus its name in that
 list; the suites are written once and instantiate.cc names no policy or backend.
@@ -15,6 +20,16 @@ list; the suites are written once and instantiate.cc names no policy or backend.
 load("//tools/build_defs:cuda.bzl", "requires_cuda")
 load("//tools/build_defs:flags.bzl", "BACKENDS", "POLICIES", "camel_case")
 
+
+# Backends whose test binaries must not link libtorch, and so compare against the oneDNN oracle.
+_NO_TORCH_BACKENDS = ["cuda"]
+
+def oracle_for(backend):
+    """The implementation of oracle()/oracle_nn() (tests/conformance/oracle.h) a binary of `backend`
+    links."""
+    if backend in _NO_TORCH_BACKENDS:
+        return "//tests/conformance:oracle_onednn"
+    return "//tests/conformance:oracle"
 
 def conformance_matrix(combinations, suites, size = "medium", shard_count = 1, policy_packages = {}):
     """One cc_test per (policy, backend) pair. A policy lives in //policies/<policy> unless
@@ -46,6 +61,7 @@ def conformance_matrix(combinations, suites, size = "medium", shard_count = 1, p
                 "CUSTODY_BACKEND_TYPE=custody::" + camel_case(backend),
             ],
             deps = suites + [
+                oracle_for(backend),
                 "//backends/" + backend,
                 package + ":contract_suite",
                 "//third_party:gtest_main",

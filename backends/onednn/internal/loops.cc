@@ -15,26 +15,8 @@ namespace {
 template <class T>
 inline constexpr bool kFloat = std::is_floating_point_v<T>;
 
-template <class T>
-T apply_binary(BinaryOp op, T a, T b) {
-  switch (op) {
-    case BinaryOp::kAdd: return wrap_add(a, b);
-    case BinaryOp::kSub: return wrap_sub(a, b);
-    case BinaryOp::kMul: return wrap_mul(a, b);
-    case BinaryOp::kDiv:
-      if constexpr (kFloat<T>) return a / b;
-      else return b == T(0) ? T(0) : static_cast<T>(a / b);  // unreachable: ints promote to float
-    case BinaryOp::kMaximum: return max_nan(a, b);
-    case BinaryOp::kMinimum: return min_nan(a, b);
-    case BinaryOp::kPow:
-      if constexpr (kFloat<T>) return std::pow(a, b);
-      else if constexpr (std::is_same_v<T, bool>) return a || !b;
-      else return int_pow(a, b);
-    default: return T(0);
-  }
-}
+using element::apply_binary;
 
-// Integers to negative integer powers are an error in ATen; check before computing.
 // std::vector<bool> is packed; accumulate bools as bytes (same representation as bool).
 template <class T>
 using Store = HostElement<T>;
@@ -131,45 +113,10 @@ absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const Kernel
   return st;
 }
 
-namespace {
-template <class T>
-T apply_unary(UnaryOp op, T x) {
-  if constexpr (kFloat<T>) {
-    switch (op) {
-      case UnaryOp::kNeg: return -x;
-      case UnaryOp::kAbs: return std::fabs(x);
-      case UnaryOp::kExp: return std::exp(x);
-      case UnaryOp::kLog: return std::log(x);
-      case UnaryOp::kSqrt: return std::sqrt(x);
-      case UnaryOp::kRsqrt: return T(1) / std::sqrt(x);
-      case UnaryOp::kTanh: return std::tanh(x);
-      case UnaryOp::kSigmoid: return T(1) / (T(1) + std::exp(-x));
-      case UnaryOp::kRelu: return std::isnan(x) ? x : (x > T(0) ? x : T(0));
-      case UnaryOp::kGelu: return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
-      case UnaryOp::kSilu: return x / (T(1) + std::exp(-x));
-      case UnaryOp::kSin: return std::sin(x);
-      case UnaryOp::kCos: return std::cos(x);
-    }
-    return x;
-  } else {
-    switch (op) {
-      case UnaryOp::kNeg: return wrap_sub(T(0), x);
-      case UnaryOp::kAbs:
-        if constexpr (std::is_signed_v<T>) return x < 0 ? wrap_sub(T(0), x) : x;
-        else return x;
-      case UnaryOp::kRelu:
-        if constexpr (std::is_signed_v<T>) return x > 0 ? x : T(0);
-        else return x;
-      default: return x;  // float-only ops never reach integral dtypes (core promotes)
-    }
-  }
-}
-}  // namespace
-
 absl::Status unary_loop(UnaryOp op, const KernelView& out, const KernelView& in) {
   visit_compute_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    map<T, T>(out, [op](T x) { return apply_unary(op, x); }, in);
+    map<T, T>(out, [op](T x) { return element::apply_unary(op, x); }, in);
   });
   return absl::OkStatus();
 }

@@ -5,8 +5,8 @@
 // costs more than the work), for dtypes oneDNN has no primitive for (float64,
 // int64, bool, ...) and for layouts its primitives do not take.
 //
-// Integer arithmetic wraps (computed in the unsigned type) as in ATen, so
-// overflow is never undefined behaviour.
+// What each element computes is core/element_ops.h's, shared with the CUDA
+// kernels: integer arithmetic wraps as in ATen, conversions clamp, NaN propagates.
 
 #ifndef CUSTODY_BACKENDS_ONEDNN_INTERNAL_LOOPS_H_
 #define CUSTODY_BACKENDS_ONEDNN_INTERNAL_LOOPS_H_
@@ -25,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "core/backend.h"
+#include "core/element_ops.h"
 #include "core/error.h"
 #include "core/threads.h"
 
@@ -170,105 +171,15 @@ void map(const KernelView& out, F&& f, const auto&... in_views) {
   });
 }
 
-template <class T>
-inline constexpr bool kIsHalfLike = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
-// Value conversion with ATen's semantics: float -> int truncates toward zero
-// (out-of-range values are clamped instead of being undefined behaviour),
-// anything -> bool is `!= 0`.
-template <class To, class From>
-inline To convert(From v) {
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (kIsHalfLike<From>) {
-    return convert<To>(static_cast<float>(v));
-  } else if constexpr (kIsHalfLike<To>) {
-    return To(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    if (std::isnan(v)) return To(0);
-    constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());
-    constexpr double hi = static_cast<double>(std::numeric_limits<To>::max());
-    const double d = static_cast<double>(v);
-    if (d <= lo) return std::numeric_limits<To>::min();
-    if (d >= hi) return std::numeric_limits<To>::max();
-    return static_cast<To>(d);
-  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
-    // Modular conversion (well defined for unsigned targets; C++20 for signed).
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
-template <class T>
-inline T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return a || b;
-  } else {
-    return a + b;
-  }
-}
-template <class T>
-inline T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-  } else {
-    return a - b;
-  }
-}
-template <class T>
-inline T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::conditional_t<sizeof(T) < sizeof(unsigned), unsigned, std::make_unsigned_t<T>>;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return a && b;
-  } else {
-    return a * b;
-  }
-}
-
-// Integer power by squaring, wrapping. A negative exponent gives ATen's
-// answer for tensor exponents: 1 for base 1, +-1 for base -1, else 0 (a
-// negative *scalar* exponent is rejected by core, as in ATen).
-template <class T>
-inline T int_pow(T base, T exp) {
-  if constexpr (std::is_signed_v<T>) {
-    if (exp < 0) {
-      if (base == 1) return 1;
-      if (base == -1) return (exp & 1) ? T(-1) : T(1);
-      return 0;
-    }
-  }
-  T result = 1;
-  while (exp > 0) {
-    if (exp & 1) result = wrap_mul(result, base);
-    base = wrap_mul(base, base);
-    exp = static_cast<T>(exp >> 1);
-  }
-  return result;
-}
-
-template <class T>
-inline T max_nan(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
-  }
-  return a > b ? a : b;
-}
-template <class T>
-inline T min_nan(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
-  }
-  return a < b ? a : b;
-}
+// The per-element semantics, shared with every backend (core/element_ops.h).
+using element::convert;
+using element::int_pow;
+using element::kIsHalfLike;
+using element::max_nan;
+using element::min_nan;
+using element::wrap_add;
+using element::wrap_mul;
+using element::wrap_sub;
 
 absl::Status copy_loop(const KernelView& dst, const KernelView& src);
 absl::Status fill_loop(const KernelView& dst, const Scalar& v);

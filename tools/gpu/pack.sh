@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# tools/gpu/pack.sh — builds the CUDA tests and the GPU benchmark and packs them, with every shared
+# library they need, into one tar.gz for a GPU machine that has no Bazel and no Debian libraries
+# (tools/gpu/README.md; run it there with tools/gpu/run.sh).
+#
+#   tools/gpu/pack.sh [--out DIR] [--system-cuda-libs] [--strict]
+#
+#   --out DIR            where custody-gpu.tar.gz (and a copy of run.sh beside it) go
+#                        (default: bazel-gpu/ in the workspace, ignored by git like every bazel-*)
+#   --system-cuda-libs   leave libcudart, libcublas and libcublasLt out: the GPU machine's own CUDA 13
+#                        runtime is used (the launcher adds $CUDA_HOME/lib64, default /usr/local/cuda)
+#   --strict             fail when any of the targets below is missing or does not build (default:
+#                        pack what builds, warn about the rest and record them in the bundle's MANIFEST
+#                        as `missing:`, which run.sh prints in its summary)
+#
+#  1. ./bazelw build --config=cuda --config=opt --keep_going of
+#       //tests/conformance:conformance_{tensor_ptr,dispose,scope,gc,manual}_cuda
+#       //backends/cuda:device_allocator_test //backends/cuda:cuda_test
+#       //third_party/smoke:cuda_smoke_test   //backends/cuda:cuda_benchmark
+#     (which of them built comes from the build's event file, not from stale files in bazel-bin);
+#  2. copies each binary to bin/ and every shared library `ldd` finds for it to lib/, except what
+#     every Linux machine with an NVIDIA driver has: glibc (libc, libm, libmvec, libpthread, libdl,
+#     librt, libutil, libresolv, ld-linux) and the driver's libcuda.so; libstdc++, libgcc_s, Abseil,
+#     oneDNN, libgomp, ... are packed. Fails, naming the binary, if any of them links libtorch (the
+#     cuda conformance binaries use the oneDNN oracle) or needs a library ldd cannot find;
+#  3. `strip --strip-unneeded` on the copies (not on NVIDIA's libraries, which come stripped);
+#  4. checks the bundle is self-contained (with LD_LIBRARY_PATH=lib, ldd resolves every library it
+#     packed to lib/), and records the newest glibc symbol version it needs (MANIFEST: glibc_min);
+#  5. writes launch (the rpath-independent launcher: LD_LIBRARY_PATH=<bundle>/lib), run.sh, report.py,
+#     torch_peer.py, test_summary.py, tests.txt, benchmarks.txt and MANIFEST, and tars everything into
+#     DIR/custody-gpu.tar.gz, printing its size.
+#
+# Size, measured 2026 (CUDA 13.0, Debian 12): about 300 MiB with NVIDIA's libraries (libcublasLt alone
+# is 517 MiB uncompressed), a few MiB with --system-cuda-libs (tools/gpu/README.md has the numbers).
+set -euo pipefail
+
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+workspace=$PWD
+bazel=(./bazelw)
+build_flags=(--config=cuda --config=opt)
+
+out=""
+system_cuda=0
+strict=0
+while (($#)); do
+  case "$1" in
+    --out) out=${2?--out needs a directory}; shift 2 ;;
+    --out=*) out=${1#--out=}; shift ;;
+    --system-cuda-libs) system_cuda=1; shift ;;
+    --strict) strict=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "pack.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+out=${out:-bazel-gpu}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+for tool in python3 ldd strip readelf objdump tar gzip git; do
+  command -v "$tool" >/dev/null || { echo "pack.sh: needs $tool" >&2; exit 1; }
+done
+
+tests=()
+for policy in tensor_ptr dispose scope gc manual; do
+  tests+=("//tests/conformance:conformance_${policy}_cuda")
+done
+tests+=(//backends/cuda:device_allocator_test //backends/cuda:cuda_test //third_party/smoke:cuda_smoke_test)
+benchmarks=(//backends/cuda:cuda_benchmark)
+targets=("${tests[@]}" "${benchmarks[@]}")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/custody-gpu-pack.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+bep="$work/bep.json"
+
+# 1. Build. --keep_going: everything that can be built is; what cannot is named below.
+echo "pack.sh: ./bazelw build ${build_flags[*]} ${targets[*]}" >&2
+set +e
+"${bazel[@]}" build "${build_flags[@]}" --keep_going --build_event_json_file="$bep" "${targets[@]}"
+build_rc=$?
+set -e
+echo "pack.sh: bazel build exited $build_rc" >&2
+
+# Which requested targets built, and their executables (from the event file).
+built_list="$work/built.txt"
+python3 - "$bep" "$workspace" "${targets[@]}" >"$built_list" <<'EOF'
+import json, os, sys, urllib.parse
+bep, workspace, labels = sys.argv[1], sys.argv[2], sys.argv[3:]
+done = {}
+with open(bep, encoding="utf-8", errors="replace") as f:
+    for line in f:
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        tid = ev.get("id", {}).get("targetCompleted")
+        if not tid or "completed" not in ev:
+            continue
+        c = ev["completed"]
+        if not c.get("success"):
+            continue
+        label = tid["label"].lstrip("@")
+        pkg, name = label[2:].split(":", 1)
+        files = []
+        for o in c.get("importantOutput", []):
+            uri = o.get("uri", "")
+            if uri.startswith("file://"):
+                files.append(urllib.parse.unquote(urllib.parse.urlparse(uri).path))
+        exe = [p for p in files if p.endswith("/" + pkg + "/" + name)]
+        if exe:
+            done[label] = exe[0]
+for label in labels:
+    print(label, done.get(label, "-"))
+EOF
+
+mapfile -t built_rows <"$built_list"
+packed_tests=()
+packed_benchmarks=()
+missing=()
+declare -A exe_of=()
+for row in "${built_rows[@]}"; do
+  label=${row%% *}
+  exe=${row#* }
+  if [[ $exe == - || ! -x $exe ]]; then
+    missing+=("$label")
+    continue
+  fi
+  exe_of[$label]=$exe
+  if [[ " ${benchmarks[*]} " == *" $label "* ]]; then
+    packed_benchmarks+=("$label")
+  else
+    packed_tests+=("$label")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "pack.sh: WARNING: not built (missing, or failed to build; see the bazel output above):" >&2
+  printf '  %s\n' "${missing[@]}" >&2
+  if ((strict)); then
+    echo "pack.sh: --strict: giving up" >&2
+    exit 1
+  fi
+fi
+if ((${#exe_of[@]} == 0)); then
+  echo "pack.sh: nothing built; nothing to pack" >&2
+  exit 1
+fi
+
+# 2. Binaries and their libraries.
+stage="$work/custody-gpu"
+mkdir -p "$stage/bin" "$stage/lib" "$stage/py"
+# glibc's libraries and the loader, and the driver's libcuda: present on the GPU machine.
+system_re='^(linux-vdso\.so|linux-gate\.so|ld-linux[^/]*\.so|libc\.so|libm\.so|libmvec\.so|libpthread\.so|libdl\.so|librt\.so|libutil\.so|libresolv\.so|libanl\.so|libcuda\.so)'
+cuda_runtime_re='^(libcudart|libcublas|libcublasLt)\.so'
+torch_re='^lib(torch|torch_cpu|torch_cuda|torch_global_deps|c10|c10_cuda)\.so'
+declare -A lib_src=()
+failed=0
+for label in "${packed_tests[@]}" "${packed_benchmarks[@]}"; do
+  exe=${exe_of[$label]}
+  name=${label##*:}
+  if [[ -e $stage/bin/$name ]]; then
+    echo "pack.sh: two targets named $name" >&2
+    exit 1
+  fi
+  cp -L "$exe" "$stage/bin/$name"
+  chmod u+w "$stage/bin/$name"
+  if ! ldd_out=$(ldd "$exe" 2>&1); then
+    echo "pack.sh: ldd $exe failed: $ldd_out" >&2
+    exit 1
+  fi
+  while read -r soname arrow path _; do
+    [[ $arrow == "=>" ]] || continue  # the vdso and the loader itself
+    if [[ $soname =~ $torch_re ]]; then
+      echo "pack.sh: $label links libtorch ($soname => $path): the GPU bundle must not need" \
+        "libtorch (cuda binaries use the oneDNN oracle, //tests/conformance:oracle_onednn)" >&2
+      failed=1
+      continue
+    fi
+    [[ $soname =~ $system_re ]] && continue
+    if ((system_cuda)) && [[ $soname =~ $cuda_runtime_re ]]; then continue; fi
+    if [[ $path == not ]]; then
+      echo "pack.sh: $label needs $soname, which ldd cannot find" >&2
+      failed=1
+      continue
+    fi
+    real=$(readlink -f "$path")
+    if [[ -n ${lib_src[$soname]:-} && ${lib_src[$soname]} != "$real" ]]; then
+      echo "pack.sh: $soname resolves to both ${lib_src[$soname]} and $real" >&2
+      failed=1
+      continue
+    fi
+    lib_src[$soname]=$real
+  done <<<"$ldd_out"
+done
+if ((failed)); then exit 1; fi
+
+for soname in "${!lib_src[@]}"; do
+  cp -L "${lib_src[$soname]}" "$stage/lib/$soname"
+  chmod u+w "$stage/lib/$soname"
+done
+
+# 3. Strip our binaries and the non-NVIDIA libraries (Debian's are mostly stripped already).
+strip --strip-unneeded "$stage"/bin/*
+for f in "$stage"/lib/*; do
+  case "$(basename "$f")" in
+    libcu*|libnv*) ;;
+    *) strip --strip-unneeded "$f" ;;
+  esac
+done
+
+# 4. Self-contained? Every library packed resolves into lib/ with LD_LIBRARY_PATH=lib alone; warn about
+# DT_RPATH (unlike DT_RUNPATH it is searched before LD_LIBRARY_PATH).
+for f in "$stage"/bin/*; do
+  while read -r soname arrow path _; do
+    [[ $arrow == "=>" ]] || continue
+    if [[ -e $stage/lib/$soname && $path != "$stage/lib/$soname" ]]; then
+      echo "pack.sh: $(basename "$f"): $soname resolves to $path, not to the bundle's lib/" >&2
+      failed=1
+    fi
+  done < <(LD_LIBRARY_PATH="$stage/lib" ldd "$f" 2>&1)
+done
+for f in "$stage"/bin/* "$stage"/lib/*; do
+  if readelf -d "$f" 2>/dev/null | grep -q '(RPATH)'; then
+    echo "pack.sh: WARNING: $(basename "$f") has a DT_RPATH, searched before LD_LIBRARY_PATH:" \
+      "$(readelf -d "$f" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')" >&2
+  fi
+done
+if ((failed)); then exit 1; fi
+glibc_min=$(for f in "$stage"/bin/* "$stage"/lib/*; do objdump -T "$f" 2>/dev/null; done |
+  grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
+
+# 5. Launcher, scripts, manifest, archive.
+cat >"$stage/launch" <<'EOF'
+#!/usr/bin/env bash
+# launch BINARY [ARGS...] — runs bin/BINARY of this bundle with its libraries: LD_LIBRARY_PATH=<bundle>/lib
+# (plus $CUDA_HOME/lib64, default /usr/local/cuda, when the bundle was packed without NVIDIA's
+# libraries). Independent of the binaries' rpaths, which point into the build machine.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if (($# == 0)); then
+  echo "usage: launch BINARY [ARGS...]; binaries: $(ls "$here/bin" | tr '\n' ' ')" >&2
+  exit 2
+fi
+bin="$here/bin/$1"
+shift
+[[ -x $bin ]] || { echo "launch: no binary $bin" >&2; exit 2; }
+path="$here/lib"
+if ! compgen -G "$here/lib/libcudart.so*" >/dev/null; then
+  path+=":${CUDA_HOME:-/usr/local/cuda}/lib64"
+fi
+export LD_LIBRARY_PATH="$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+exec "$bin" "$@"
+EOF
+chmod +x "$stage/launch"
+cp tools/gpu/run.sh "$stage/run.sh"
+cp tools/gpu/report.py tools/gpu/torch_peer.py tools/test_summary/test_summary.py "$stage/py/"
+chmod +x "$stage/run.sh"
+for label in "${packed_tests[@]}"; do echo "${label##*:}"; done >"$stage/tests.txt"
+for label in "${packed_benchmarks[@]}"; do echo "${label##*:}"; done >"$stage/benchmarks.txt"
+
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain 2>/dev/null | grep -c . || true)
+{
+  echo "custody GPU bundle (tools/gpu/pack.sh)"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "built_on: $(uname -srm), $(ldd --version | head -n 1)"
+  echo "commit: $commit ($dirty uncommitted changes in the working tree)"
+  echo "bazel_flags: ${build_flags[*]}"
+  echo "cuda_toolkit: $(readlink -f "${CUDA_PATH:-/usr/local/cuda}")"
+  echo "cuda_libs_packed: $(((system_cuda)) && echo "no (--system-cuda-libs: the machine's CUDA 13 runtime)" || echo yes)"
+  echo "glibc_min: ${glibc_min:-unknown}"
+  echo "tests: ${packed_tests[*]}"
+  echo "benchmarks: ${packed_benchmarks[*]}"
+  echo "missing: ${missing[*]}"
+  echo "files:"
+  (cd "$stage" && find bin lib -type f -printf '%s %p\n' | sort -k2 | awk '{printf "  %8.1f MiB  %s\n", $1 / 1048576, $2}')
+} >"$stage/MANIFEST"
+
+archive="$out/custody-gpu.tar.gz"
+tar -C "$work" -cf - custody-gpu | gzip -6 >"$archive.tmp"
+mv "$archive.tmp" "$archive"
+cp tools/gpu/run.sh "$out/run.sh"
+chmod +x "$out/run.sh"
+
+raw=$(du -sb "$stage" | cut -f1)
+size=$(stat -c %s "$archive")
+cat "$stage/MANIFEST" >&2
+awk -v a="$archive" -v s="$size" -v r="$raw" -v t="${#packed_tests[@]}" -v b="${#packed_benchmarks[@]}" \
+  -v m="${#missing[@]}" -v n="${#targets[@]}" 'BEGIN {
+    printf "pack.sh: %s: %.1f MiB (%.1f MiB unpacked; %d tests, %d benchmarks; %d of %d targets missing)\n",
+      a, s / 1048576, r / 1048576, t, b, m, n }' >&2
+echo "pack.sh: on the GPU machine: bash run.sh custody-gpu.tar.gz --out results (run.sh is beside it)" >&2
