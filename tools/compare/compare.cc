@@ -25,6 +25,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,10 +34,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/error.h"
-#include "custody/tensor.h"
 #include "core/threads.h"
 #include "tools/compare/compare.h"
-#include "workloads/libtorch_threads.h"
 
 namespace custody::compare {
 namespace {
@@ -245,13 +244,7 @@ void write_json(const Options& o, const std::vector<WorkloadResult>& results) {
 
 int run(int argc, char** argv) {
   const Options o = parse(argc, argv);
-  workloads::configure_libtorch_threads();
-  std::vector<BackendRun> backends;
-  if (o.all_backends) {
-    backends = {onednn_run(), aten_run()};
-  } else {
-    backends = {std::string(SelectedBackend::name) == "aten" ? aten_run() : onednn_run()};
-  }
+  const std::vector<BackendRun> backends = backends_to_run(o);
   ::mkdir(o.out_dir.c_str(), 0755);
   std::cerr << "compare: " << custody::num_threads() << " threads; results in " << o.out_dir << "\n";
   std::vector<WorkloadResult> results;

@@ -73,8 +73,15 @@ struct BackendRun {
   std::function<Measurement(const Contender&, int64_t steps)> measure;
 };
 
-BackendRun onednn_run();
-BackendRun aten_run();
+BackendRun onednn_run();  // backend_onednn.cc
+BackendRun aten_run();    // backend_aten.cc
+BackendRun cuda_run();    // backend_cuda.cc (compare_cuda, --config=cuda: no libtorch peer)
+
+// The backends one binary of the tool runs, given the options, after setting up
+// its threads: selected_cpu.cc in //tools/compare:compare (the flag-selected
+// host backend, or onednn and aten with --all_backends), selected_cuda.cc in
+// //tools/compare:compare_cuda (cuda).
+std::vector<BackendRun> backends_to_run(const Options& o);
 
 }  // namespace custody::compare
 

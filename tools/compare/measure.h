@@ -3,7 +3,8 @@
 // tools/compare/measure.h — how one contender is measured on backend B:
 //
 //  1. timing pass: a fresh runner, one warm-up step, then `steps` steps timed
-//     one by one (wall clock); finish().
+//     one by one (wall clock, from a synchronized device to a synchronized
+//     device: B::synchronize(), a no-op on the host backends); finish().
 //  2. memory pass (custody contenders): a fresh runner with the backend's
 //     memory history recording (core/stats.h) from before its set-up; `steps`
 //     steps, each ended by a mark; finish(). From the history: the peak of
@@ -22,6 +23,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/error.h"
 #include "core/stats.h"
 #include "policies/gc/gc.h"
 #include "tools/compare/compare.h"
@@ -85,10 +87,12 @@ Measurement measure(const Contender& c, int64_t steps) {
   {
     std::unique_ptr<workloads::Runner> r = c.make();
     r->step();  // warm-up: caches, primitives, thread pools
+    ThrowIfError(B::synchronize());
     m.step_ms.reserve(static_cast<size_t>(steps));
     for (int64_t i = 0; i < steps; ++i) {
       const auto t0 = Clock::now();
       r->step();
+      ThrowIfError(B::synchronize());  // a device backend's kernels may still be queued
       m.step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     m.metric = r->metric();

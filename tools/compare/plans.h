@@ -3,7 +3,9 @@
 // tools/compare/plans.h — the contenders of each workload on backend B: the
 // workload under all five policies in their idioms (gc three times: a
 // collection after every step, only the pressure trigger, neither), then the
-// same workload in plain libtorch as the peer.
+// same workload in plain libtorch as the peer (CPU backends: kLibtorchPeer; a
+// binary for the GPU links no libtorch and runs the policies alone, its peer
+// being PyTorch's own CUDA ops, measured by tools/gpu/torch_peer.py).
 
 #ifndef CUSTODY_TOOLS_COMPARE_PLANS_H_
 #define CUSTODY_TOOLS_COMPARE_PLANS_H_
@@ -65,7 +67,7 @@ std::vector<Contender> policy_contenders(const Data* d) {
   };
 }
 
-template <class B>
+template <class B, bool kLibtorchPeer>
 WorkloadPlan mlp_plan(const Options& o) {
   namespace mlp = workloads::mlp;
   auto data = std::make_shared<const mlp::MlpData>(mlp::make_data(mlp::MlpConfig{}));
@@ -77,12 +79,14 @@ WorkloadPlan mlp_plan(const Options& o) {
   p.steps = o.steps > 0 ? o.steps : (o.quick ? 20 : 200);
   p.contenders = policy_contenders<B, mlp::TensorPtrTrainer, mlp::DisposeTrainer, mlp::ScopeTrainer,
                                    mlp::GcTrainer, mlp::ManualTrainer>(d);
-  p.contenders.push_back({"libtorch", "", [d] { return mlp::make_libtorch_trainer(*d); }});
+  if constexpr (kLibtorchPeer) {
+    p.contenders.push_back({"libtorch", "", [d] { return mlp::make_libtorch_trainer(*d); }});
+  }
   p.data = data;
   return p;
 }
 
-template <class B>
+template <class B, bool kLibtorchPeer>
 WorkloadPlan llama_plan(const Options& o) {
   namespace llama = workloads::llama;
   auto weights = std::make_shared<const llama::LlamaWeights>(
@@ -99,12 +103,14 @@ WorkloadPlan llama_plan(const Options& o) {
   p.steps = std::min<int64_t>(o.steps > 0 ? o.steps : (o.quick ? 8 : 64), c.seq_len - 2);
   p.contenders = policy_contenders<B, llama::TensorPtrGenerator, llama::DisposeGenerator,
                                    llama::ScopeGenerator, llama::GcGenerator, llama::ManualGenerator>(w);
-  p.contenders.push_back({"libtorch", "", [w] { return llama::make_libtorch_generator(*w); }});
+  if constexpr (kLibtorchPeer) {
+    p.contenders.push_back({"libtorch", "", [w] { return llama::make_libtorch_generator(*w); }});
+  }
   p.data = weights;
   return p;
 }
 
-template <class B>
+template <class B, bool kLibtorchPeer>
 WorkloadPlan ops_plan(const Options& o) {
   namespace ops = workloads::ops;
   auto data = std::make_shared<const ops::OpsData>(ops::make_data(ops::OpsConfig{}));
@@ -117,21 +123,24 @@ WorkloadPlan ops_plan(const Options& o) {
   p.steps = o.steps > 0 ? o.steps : (o.quick ? 10 : 100);
   p.contenders = policy_contenders<B, ops::TensorPtrMixer, ops::DisposeMixer, ops::ScopeMixer,
                                    ops::GcMixer, ops::ManualMixer>(d);
-  p.contenders.push_back({"libtorch", "", [d] { return ops::make_libtorch_mixer(*d); }});
+  if constexpr (kLibtorchPeer) {
+    p.contenders.push_back({"libtorch", "", [d] { return ops::make_libtorch_mixer(*d); }});
+  }
   p.data = data;
   return p;
 }
 
-template <class B>
+// Every workload of `o` on B; with the libtorch peer last unless !kLibtorchPeer.
+template <class B, bool kLibtorchPeer = true>
 std::vector<WorkloadPlan> plans(const Options& o) {
   std::vector<WorkloadPlan> out;
   for (const std::string& w : o.workloads) {
     if (w == "mlp") {
-      out.push_back(mlp_plan<B>(o));
+      out.push_back(mlp_plan<B, kLibtorchPeer>(o));
     } else if (w == "llama") {
-      out.push_back(llama_plan<B>(o));
+      out.push_back(llama_plan<B, kLibtorchPeer>(o));
     } else if (w == "ops") {
-      out.push_back(ops_plan<B>(o));
+      out.push_back(ops_plan<B, kLibtorchPeer>(o));
     } else {
       throw InvalidArgument("compare: unknown workload '" + w + "' (known: mlp, llama, ops)");
     }
