@@ -6,9 +6,10 @@
 // so a value is computed by one definition whatever the backend (README: "same
 // ops, same errors, same numbers").
 //
-//   convert<To>(v)        dtype conversion: float -> int truncates toward zero,
-//                         clamping out-of-range values and mapping NaN to 0
-//                         (never undefined behaviour); anything -> bool is != 0
+//   convert<To>(v)        dtype conversion: float -> int truncates toward zero;
+//                         out-of-range values and NaN give libtorch's (x86-64)
+//                         answers, never undefined behaviour (Note [Float to
+//                         integer]); anything -> bool is != 0
 //   wrap_add/sub/mul      integer arithmetic wraps (computed unsigned), as ATen
 //   int_pow               integer power by squaring, wrapping
 //   max_nan / min_nan     maximum/minimum propagating NaN
@@ -53,15 +54,24 @@ CUSTODY_HOST_DEVICE inline To convert(From v) {
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    if (is_nan(v)) return To(0);
-    // Bounds as doubles: exact for every integer type's min; max rounds up to
-    // 2^63 / 2^64 for the 64-bit types, so `>=` catches the first value past it.
-    const double lo = static_cast<double>(std::numeric_limits<To>::min());
-    const double hi = static_cast<double>(std::numeric_limits<To>::max());
+    // Note [Float to integer]
+    // ~~~~~~~~~~~~~~~~~~~~~~~
+    // C++ leaves an out-of-range float -> int conversion undefined; libtorch's
+    // answer is what x86-64's truncating conversion gives, and custody gives
+    // it on every backend and device: a value outside the intermediate type's
+    // range, or NaN, becomes that type's minimum (the "integer indefinite"
+    // value), and narrower types keep the low bits. The intermediate type is
+    // int64 for int64 and for unsigned types (c10's cast to uint8 goes through
+    // int64), int32 for the other signed types:
+    //   1e10 -> int32: INT32_MIN   300.7 -> uint8: 44   -1 -> uint8: 255
+    //   NaN -> int64: INT64_MIN    1e20 -> uint8: 0
+    using Via = std::conditional_t<(sizeof(To) == 8 || std::is_unsigned_v<To>), int64_t, int32_t>;
     const double d = static_cast<double>(v);
-    if (d <= lo) return std::numeric_limits<To>::min();
-    if (d >= hi) return std::numeric_limits<To>::max();
-    return static_cast<To>(d);
+    // -2^(n-1) <= d < 2^(n-1), both bounds exact as doubles.
+    const double lo = static_cast<double>(std::numeric_limits<Via>::min());
+    const bool in_range = d >= lo && d < -lo;  // false for NaN
+    const Via via = in_range ? static_cast<Via>(d) : std::numeric_limits<Via>::min();
+    return static_cast<To>(via);  // modular for a narrower To (C++20)
   } else {
     // Integer -> integer is modular (well defined in C++20); the rest are
     // value conversions.

@@ -259,6 +259,32 @@ OwnedKernelView squash_broadcast(const KernelView& v) {
   return r;
 }
 
+// Note [Special values]
+// ~~~~~~~~~~~~~~~~~~~~~
+// oneDNN's JIT eltwise and softmax kernels do not treat special values as ATen
+// does: relu(NaN) is 0, exp(NaN) inf, rsqrt(-0.) +inf, rsqrt(-inf) 0, log of a
+// subnormal is taken of 0 (denormals are flushed), a softmax row holding NaN or
+// inf comes out as zeros. Before a primitive runs, one read-only vectorised
+// pass looks for such values (NaN, +-inf, subnormals, and for rsqrt zeros); if
+// any is there, the whole op runs on the loops, which give ATen's answers
+// (core/element_ops.h). Ordinary data pays one read of its input.
+bool has_special_f32(const KernelView& v, bool zeros_are_special) {
+  const auto* bits = static_cast<const uint32_t*>(v.data);
+  std::atomic<bool> found{false};
+  loops::parallel_ranges(v.numel(), [&](int64_t begin, int64_t end) {
+    uint32_t any = 0;
+#pragma omp simd reduction(| : any)
+    for (int64_t i = begin; i < end; ++i) {
+      const uint32_t e = bits[i] & 0x7f800000u;  // the exponent: all ones (inf, NaN) or zero (0, subnormal)
+      const uint32_t magnitude = bits[i] & 0x7fffffffu;
+      any |= static_cast<uint32_t>(e == 0x7f800000u) |
+             static_cast<uint32_t>(e == 0 && (zeros_are_special || magnitude != 0));
+    }
+    if (any != 0) found.store(true, std::memory_order_relaxed);
+  });
+  return found.load(std::memory_order_relaxed);
+}
+
 // Runs `f`, turning oneDNN exceptions into "not handled" so the loop path runs.
 // `f` returns false when the cache has no usable primitive (Note [No reference kernels]).
 template <class F>
@@ -393,6 +419,9 @@ absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& 
     case UnaryOp::kSilu: alg = dnnl::algorithm::eltwise_swish; alpha = 1.f; break;
     default: return loops::unary_loop(op, out, in);  // sin, cos: no oneDNN eltwise
   }
+  if (has_special_f32(in, /*zeros_are_special=*/op == UnaryOp::kRsqrt)) {
+    return loops::unary_loop(op, out, in);  // Note [Special values]
+  }
   if (try_dnnl([&] {
         auto p = cache().get("eltwise", {&in, &out}, static_cast<int>(op), [&] {
           return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
@@ -420,7 +449,8 @@ absl::Status Onednn::reduce(ReduceOp op, const KernelView& out, const KernelView
 }
 
 absl::Status Onednn::softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
-  if (big_f32(in) && in.is_contiguous() && out.is_contiguous()) {
+  if (big_f32(in) && in.is_contiguous() && out.is_contiguous() &&
+      !has_special_f32(in, /*zeros_are_special=*/false)) {  // Note [Special values]
     if (try_dnnl([&] {
           const int axis = static_cast<int>(dim);
           dnnl::primitive p;

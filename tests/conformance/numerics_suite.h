@@ -1151,6 +1151,18 @@ TYPED_TEST_P(NumericsTest, ToFloatToIntTruncatesTowardZero) {
     }
     const custody::testing::HostTensor u{from, {4}, {0.99, 254.9, 3.5, 17.0}};
     EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(u).to(UInt8); }, "to", {u}, to_args(UInt8)));
+    // Out of range and NaN: libtorch's answers (Note [Float to integer], core/element_ops.h), the
+    // same on every backend: neither saturated nor undefined.
+    const double inf = std::numeric_limits<double>::infinity();
+    custody::testing::HostTensor wild{from, {14}, {}};
+    for (double v : {1e10, -1e10, 300.7, -1.0, -300.2, std::nan(""), inf, -inf, 2147483648.0,
+                     -2147483904.0, 1e20, -1e20, 4294967552.0, 9.3e18}) {
+      wild.values.push_back(custody::testing::numerics::representable(from, v));
+    }
+    for (custody::ScalarType to : {Int32, Int64, UInt8, Bool}) {
+      EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(wild).to(to); }, "to", {wild}, to_args(to)))
+          << "to " << custody::dtype_name(to);
+    }
   }
   const auto t = make<T>({Float32, {3}, {2.9, -2.9, -0.5}}).to(Int64);
   EXPECT_EQ(t.template to_vector<int64_t>(), (std::vector<int64_t>{2, -2, 0}));
@@ -1268,6 +1280,52 @@ TYPED_TEST_P(NumericsTest, LargeEltwiseFloat32) {
     EXPECT_TRUE(AgreesWithTorch([&] { return unary(op, (positive ? tp : ta).t()); }, op,
                                 {host_view(positive ? p : a, {kLargeCols, kLargeRows}, {1, kLargeCols}, 0)}, {},
                                 Acc::kPrimitive));
+  }
+}
+
+// Special values through both kernel paths: the same tensor large (the oneDNN
+// primitive path, on onednn) and small (the direct loops); every backend must
+// give libtorch's answer: NaN propagates through every unary and softmax row,
+// relu(NaN) is NaN, exp(NaN) NaN, rsqrt(-0.) -inf, rsqrt(-inf) NaN.
+TYPED_TEST_P(NumericsTest, SpecialValuesOnEveryKernelPath) {
+  CUSTODY_NUMERICS_USING;
+  using T = TypeParam;
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> special = {std::nan(""), inf, -inf, 0.0, -0.0, 1e30, -1e30, 88.8, -104.0,
+                                       1e-40, -1e-40, 3.0e38};
+  for (const int64_t cols : {kLargeCols, int64_t{8}}) {
+    const int64_t rows = cols == kLargeCols ? kLargeRows : 4;
+    SCOPED_TRACE(rows * cols >= 16384 ? "large (primitive path)" : "small (loop path)");
+    Inputs in;
+    auto a = in.uniform(Float32, {rows, cols}, -4, 4);
+    // Specials scattered, not in every row: some softmax rows hold one, most none.
+    for (size_t k = 0; k < special.size(); ++k) {
+      a.values[(k * 131 + 7) % a.values.size()] = static_cast<float>(special[k]);
+    }
+    const T ta = make<T>(a);
+    for (const std::string& op : unary_ops()) {
+      EXPECT_TRUE(AgreesWithTorch([&] { return unary(op, ta); }, op, {a}, {}, Acc::kPrimitive)) << op;
+    }
+    for (const std::string op : {"softmax", "log_softmax"}) {
+      for (int64_t dim : {0, 1}) {
+        EXPECT_TRUE(AgreesWithTorch(
+            [&] { return op == "softmax" ? ta.softmax(dim) : ta.log_softmax(dim); }, op, {a},
+            dim_args(dim), Acc::kPrimitive))
+            << op << " dim " << dim;
+      }
+    }
+    auto b = in.uniform(Float32, {rows, cols}, -4, 4);
+    for (size_t k = 0; k < special.size(); ++k) {
+      b.values[(k * 173 + 3) % b.values.size()] = static_cast<float>(special[special.size() - 1 - k]);
+    }
+    const T tb = make<T>(b);
+    for (const std::string op : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
+      EXPECT_TRUE(AgreesWithTorch([&] { return binary(op, ta, tb); }, op, {a, b}, {}, Acc::kPrimitive))
+          << op;
+    }
+    const OracleArgs times_inf = scalar_args(inf, /*integral=*/false);
+    EXPECT_TRUE(AgreesWithTorch([&] { return binary_scalar("mul", ta, times_inf); }, "mul", {a},
+                                times_inf, Acc::kPrimitive));
   }
 }
 
@@ -1446,7 +1504,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     Min_Float32, Min_Float64, Min_Int32, Min_Int64, Min_UInt8, Min_Bool,
     Argmax_Float32, Argmax_Float64, Argmax_Int32, Argmax_Int64, Argmax_UInt8,
     Argmin_Float32, Argmin_Float64, Argmin_Int32, Argmin_Int64, Argmin_UInt8,
-    ReduceIntegralEdgeDtypesAgreeWithTorch, ArgmaxArgminTiesTakeFirstIndex, ReductionsPropagateNaN,
+    ReduceIntegralEdgeDtypesAgreeWithTorch, ArgmaxArgminTiesTakeFirstIndex, ReductionsPropagateNaN, SpecialValuesOnEveryKernelPath,
     // softmax
     Softmax_Float32, Softmax_Float64, LogSoftmax_Float32, LogSoftmax_Float64, SoftmaxIntegralAgreesWithTorch,
     // matmul

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tools/gpu/pack.sh — builds the CUDA tests and the GPU benchmark and packs them, with every shared
-# library they need, into one tar.gz for a GPU machine that has no Bazel and no Debian libraries
-# (tools/gpu/README.md; run it there with tools/gpu/run.sh).
+# tools/gpu/pack.sh — builds the CUDA tests, the GPU benchmark and the compare tool for the GPU and packs
+# them, with every shared library they need, into one tar.gz for a GPU machine that has no Bazel and no
+# Debian libraries (tools/gpu/README.md; run it there with tools/gpu/run.sh).
 #
 #   tools/gpu/pack.sh [--out DIR] [--system-cuda-libs] [--strict]
 #
@@ -16,7 +16,9 @@
 #  1. ./bazelw build --config=cuda --config=opt --keep_going of
 #       //tests/conformance:conformance_{tensor_ptr,dispose,scope,gc,manual}_cuda
 #       //backends/cuda:device_allocator_test //backends/cuda:cuda_test
-#       //third_party/smoke:cuda_smoke_test   //backends/cuda:cuda_benchmark
+#       //third_party/smoke:cuda_smoke_test                                  (tests)
+#       //backends/cuda:cuda_benchmark                                       (benchmarks)
+#       //tools/compare:compare_cuda                                         (tools)
 #     (which of them built comes from the build's event file, not from stale files in bazel-bin);
 #  2. copies each binary to bin/ and every shared library `ldd` finds for it to lib/, except what
 #     every Linux machine with an NVIDIA driver has: glibc (libc, libm, libmvec, libpthread, libdl,
@@ -27,7 +29,8 @@
 #  4. checks the bundle is self-contained (with LD_LIBRARY_PATH=lib, ldd resolves every library it
 #     packed to lib/), and records the newest glibc symbol version it needs (MANIFEST: glibc_min);
 #  5. writes launch (the rpath-independent launcher: LD_LIBRARY_PATH=<bundle>/lib), run.sh, report.py,
-#     torch_peer.py, test_summary.py, tests.txt, benchmarks.txt and MANIFEST, and tars everything into
+#     torch_peer.py, test_summary.py, tests.txt, benchmarks.txt, tools.txt (the binaries of each kind
+#     that were packed, one name a line) and MANIFEST, and tars everything into
 #     DIR/custody-gpu.tar.gz, printing its size.
 #
 # Size, measured 2026 (CUDA 13.0, Debian 12): about 300 MiB with NVIDIA's libraries (libcublasLt alone
@@ -68,7 +71,8 @@ for policy in tensor_ptr dispose scope gc manual; do
 done
 tests+=(//backends/cuda:device_allocator_test //backends/cuda:cuda_test //third_party/smoke:cuda_smoke_test)
 benchmarks=(//backends/cuda:cuda_benchmark)
-targets=("${tests[@]}" "${benchmarks[@]}")
+tools=(//tools/compare:compare_cuda)
+targets=("${tests[@]}" "${benchmarks[@]}" "${tools[@]}")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/custody-gpu-pack.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -117,6 +121,7 @@ EOF
 mapfile -t built_rows <"$built_list"
 packed_tests=()
 packed_benchmarks=()
+packed_tools=()
 missing=()
 declare -A exe_of=()
 for row in "${built_rows[@]}"; do
@@ -129,6 +134,8 @@ for row in "${built_rows[@]}"; do
   exe_of[$label]=$exe
   if [[ " ${benchmarks[*]} " == *" $label "* ]]; then
     packed_benchmarks+=("$label")
+  elif [[ " ${tools[*]} " == *" $label "* ]]; then
+    packed_tools+=("$label")
   else
     packed_tests+=("$label")
   fi
@@ -155,7 +162,7 @@ cuda_runtime_re='^(libcudart|libcublas|libcublasLt)\.so'
 torch_re='^lib(torch|torch_cpu|torch_cuda|torch_global_deps|c10|c10_cuda)\.so'
 declare -A lib_src=()
 failed=0
-for label in "${packed_tests[@]}" "${packed_benchmarks[@]}"; do
+for label in "${packed_tests[@]}" "${packed_benchmarks[@]}" "${packed_tools[@]}"; do
   exe=${exe_of[$label]}
   name=${label##*:}
   if [[ -e $stage/bin/$name ]]; then
@@ -257,6 +264,7 @@ cp tools/gpu/report.py tools/gpu/torch_peer.py tools/test_summary/test_summary.p
 chmod +x "$stage/run.sh"
 for label in "${packed_tests[@]}"; do echo "${label##*:}"; done >"$stage/tests.txt"
 for label in "${packed_benchmarks[@]}"; do echo "${label##*:}"; done >"$stage/benchmarks.txt"
+for label in "${packed_tools[@]}"; do echo "${label##*:}"; done >"$stage/tools.txt"
 
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 dirty=$(git status --porcelain 2>/dev/null | grep -c . || true)
@@ -267,10 +275,11 @@ dirty=$(git status --porcelain 2>/dev/null | grep -c . || true)
   echo "commit: $commit ($dirty uncommitted changes in the working tree)"
   echo "bazel_flags: ${build_flags[*]}"
   echo "cuda_toolkit: $(readlink -f "${CUDA_PATH:-/usr/local/cuda}")"
-  echo "cuda_libs_packed: $(((system_cuda)) && echo "no (--system-cuda-libs: the machine's CUDA 13 runtime)" || echo yes)"
+  echo "cuda_libs_packed: $( ((system_cuda)) && echo "no (--system-cuda-libs: the machine's CUDA 13 runtime)" || echo yes)"
   echo "glibc_min: ${glibc_min:-unknown}"
   echo "tests: ${packed_tests[*]}"
   echo "benchmarks: ${packed_benchmarks[*]}"
+  echo "tools: ${packed_tools[*]}"
   echo "missing: ${missing[*]}"
   echo "files:"
   (cd "$stage" && find bin lib -type f -printf '%s %p\n' | sort -k2 | awk '{printf "  %8.1f MiB  %s\n", $1 / 1048576, $2}')
@@ -286,7 +295,7 @@ raw=$(du -sb "$stage" | cut -f1)
 size=$(stat -c %s "$archive")
 cat "$stage/MANIFEST" >&2
 awk -v a="$archive" -v s="$size" -v r="$raw" -v t="${#packed_tests[@]}" -v b="${#packed_benchmarks[@]}" \
-  -v m="${#missing[@]}" -v n="${#targets[@]}" 'BEGIN {
-    printf "pack.sh: %s: %.1f MiB (%.1f MiB unpacked; %d tests, %d benchmarks; %d of %d targets missing)\n",
-      a, s / 1048576, r / 1048576, t, b, m, n }' >&2
+  -v o="${#packed_tools[@]}" -v m="${#missing[@]}" -v n="${#targets[@]}" 'BEGIN {
+    printf "pack.sh: %s: %.1f MiB (%.1f MiB unpacked; %d tests, %d benchmarks, %d tools; %d of %d targets missing)\n",
+      a, s / 1048576, r / 1048576, t, b, o, m, n }' >&2
 echo "pack.sh: on the GPU machine: bash run.sh custody-gpu.tar.gz --out results (run.sh is beside it)" >&2

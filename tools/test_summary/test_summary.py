@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""test_summary: one line `N passed, N failed, N skipped` for a Bazel test run.
+"""test_summary: one line `N passed, N failed, N skipped` for a Bazel test run (or GoogleTest XML files).
 
     bazel test //... --build_event_json_file=bep.json
     python3 tools/test_summary/test_summary.py --bep bep.json      # the tests of that invocation
     python3 tools/test_summary/test_summary.py [--testlogs DIR]     # every test.xml under DIR
                                                                     # (default: bazel-testlogs)
+    python3 tools/test_summary/test_summary.py --xml FILE[=EXIT]... # GoogleTest XML files, no Bazel
+                                                                    # (tools/gpu/run.sh)
 
 Counts test cases, not targets, from each test's test.xml (GoogleTest writes one per test binary, or per
 shard: shard_N_of_M/test.xml; for other tests Bazel writes one with a single test case):
@@ -17,6 +19,10 @@ shard: shard_N_of_M/test.xml; for other tests Bazel writes one with a single tes
   * with --bep: a test target that failed to build, or had no result, counts 1 failed; one skipped as
     incompatible (e.g. a CUDA test without --config=cuda) counts 1 skipped. Only the last attempt of a
     retried (flaky) run counts.
+  * with --xml: each FILE is what one test binary wrote with --gtest_output=xml:FILE, named in failures
+    by the file's name without .xml. FILE=EXIT gives the binary's exit status: non-zero with no failure
+    in the XML (crash after the XML was written, sanitizer report) adds 1 failed. A FILE that is missing
+    or unreadable (the binary crashed, timed out or never ran) counts 1 failed, whatever EXIT says.
 
 Failures are listed, one per line, before the summary line, which is always the last line printed.
 Exit status: 0 when nothing failed, 1 otherwise, 2 on bad usage.
@@ -202,11 +208,43 @@ def summarize_testlogs(testlogs):
     return total
 
 
+def parse_xml_arg(arg):
+    """`FILE` or `FILE=EXIT` (EXIT an integer) -> (path, exit status or None)."""
+    path, sep, code = arg.rpartition("=")
+    if sep and path and code.lstrip("-").isdigit():
+        return path, int(code)
+    return arg, None
+
+
+def summarize_xml_files(args):
+    """Counts for GoogleTest XML files given directly (FILE or FILE=EXIT), one per test binary run."""
+    total = Counts()
+    for arg in args:
+        path, code = parse_xml_arg(arg)
+        name = os.path.basename(path)
+        if name.endswith(".xml"):
+            name = name[:-len(".xml")]
+        counts = parse_test_xml(path)
+        if counts is None:
+            counts = Counts()
+            counts.failed = 1
+            counts.failures.append("(no readable XML {}{}: crashed, timed out or did not run)".format(
+                path, "" if code is None else "; exit status {}".format(code)))
+        elif code not in (None, 0) and counts.failed == 0:
+            counts.failed += 1
+            counts.failures.append("(exit status {} after its test cases passed: crash, sanitizer "
+                                   "report or timeout; see its log)".format(code))
+        total.add(finish_target(name, [counts]))
+    return total
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--bep", help="BEP JSON file (bazel test --build_event_json_file=...)")
     source.add_argument("--testlogs", help="directory to walk for test.xml (default bazel-testlogs)")
+    source.add_argument("--xml", nargs="*", metavar="FILE[=EXIT]",
+                        help="GoogleTest XML files, one per test binary run (EXIT: its exit status)")
     parser.add_argument("--quiet", action="store_true", help="print only the summary line")
     args = parser.parse_args(argv)
     if args.bep:
@@ -215,6 +253,8 @@ def main(argv):
             print(Counts().line())
             return 2
         total = summarize_bep(args.bep)
+    elif args.xml is not None:
+        total = summarize_xml_files(args.xml)
     else:
         total = summarize_testlogs(args.testlogs or "bazel-testlogs")
     if not args.quiet:

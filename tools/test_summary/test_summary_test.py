@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit tests for test_summary.py: GoogleTest and Bazel XML, shards, retries, BEP verdicts."""
+"""Unit tests for test_summary.py: GoogleTest and Bazel XML, shards, retries, BEP verdicts, --xml files."""
 
 import io
 import json
@@ -201,6 +201,37 @@ class SummaryTest(unittest.TestCase):
         self.assertEqual(lines[-1], "6 passed, 1 failed, 2 skipped")
         self.assertIn("FAILED: //a:m_test Mixed.Fail", lines)
         self.assertEqual(code, 1)
+
+    def test_xml_files(self):
+        # tools/gpu/run.sh: one GoogleTest XML per binary, with the binary's exit status when known.
+        mixed = self.write("out/conformance_gc_cuda.xml", GTEST_XML)
+        passing = self.write("out/cuda_test.xml", GTEST_PASS_XML)
+        crashed_at_exit = self.write("out/leak_test.xml", GTEST_PASS_XML)
+        empty = self.write("out/empty_test.xml", GTEST_EMPTY_XML)
+        never = os.path.join(self.dir, "out", "timed_out_test.xml")
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = test_summary.main(["--xml", mixed + "=1", passing + "=0", crashed_at_exit + "=134",
+                                      empty, never + "=124"])
+        lines = out.getvalue().splitlines()
+        # 2+2+2 passed; Mixed.Fail, leak_test's exit, empty_test, timed_out_test failed; 2 skipped.
+        self.assertEqual(lines[-1], "6 passed, 4 failed, 2 skipped")
+        self.assertIn("FAILED: conformance_gc_cuda Mixed.Fail", lines)
+        self.assertTrue(any(l.startswith("FAILED: leak_test (exit status 134 ") for l in lines), lines)
+        self.assertIn("FAILED: empty_test (no test case ran)", lines)
+        self.assertTrue(any(l.startswith("FAILED: timed_out_test (no readable XML ") and "exit status 124" in l
+                            for l in lines), lines)
+        self.assertEqual(code, 1)
+
+    def test_xml_files_all_pass_and_none(self):
+        passing = self.write("out/a_test.xml", GTEST_PASS_XML)
+        for argv, want, want_code in ((["--xml", passing + "=0"], "2 passed, 0 failed, 0 skipped", 0),
+                                      (["--xml"], "0 passed, 0 failed, 0 skipped", 0)):
+            out = io.StringIO()
+            with redirect_stdout(out):
+                code = test_summary.main(argv)
+            self.assertEqual(out.getvalue().splitlines(), [want])
+            self.assertEqual(code, want_code)
 
     def test_missing_bep_file(self):
         out = io.StringIO()
