@@ -69,7 +69,7 @@ struct Ops {
                            std::function<void(void*)> deleter, const char* op);
 
   // ---- copies and conversions ----------------------------------------------
-  static ImplRef clone(const TensorImpl& t);
+  static ImplRef clone(const TensorImpl& t, const char* op = "clone");
   static ImplRef contiguous(const TensorImpl& t);
   static ImplRef to_dtype(const TensorImpl& t, ScalarType dtype, const char* op);
   static ImplRef reshape(const TensorImpl& t, IntSpan sizes);
@@ -98,7 +98,9 @@ struct Ops {
                             bool keepdim);
   static ImplRef softmax(const TensorImpl& t, int64_t dim, bool log);
   static ImplRef matmul(const TensorImpl& a, const TensorImpl& b);
-  static ImplRef index_select(const TensorImpl& t, int64_t dim, const TensorImpl& index);
+  // `op`: the name errors give (embedding calls it as "embedding").
+  static ImplRef index_select(const TensorImpl& t, int64_t dim, const TensorImpl& index,
+                              const char* op = "index_select");
   static ImplRef embedding(const TensorImpl& weight, const TensorImpl& indices);
   static ImplRef cat(const std::vector<const TensorImpl*>& tensors, int64_t dim);
 
@@ -129,6 +131,14 @@ std::string format_tensor(ScalarType dtype, IntSpan sizes, const char* host_data
 ImplRef retain(const TensorImpl& t);
 bool shares_storage(const TensorImpl& a, const TensorImpl& b);
 bool same_view(const TensorImpl& a, const TensorImpl& b);
+// InvalidArgument naming `op` when `src` and the written-to `self` overlap in
+// memory without being the same view, as ATen refuses it (Note [In-place
+// overlap], ops_common.cc). Views ATen cannot decide for (not dense) pass; the
+// caller then copies `src` first, so the kernel never reads what it wrote.
+void check_no_partial_overlap(const char* op, const TensorImpl& self, const TensorImpl& src);
+// `status` with its leading "<from>: " renamed "<to>: " (code and error kind
+// kept): for an op built on another, whose kernel names the inner op.
+absl::Status renamed_op(const absl::Status& status, const char* from, const char* to);
 
 }  // namespace custody::internal
 

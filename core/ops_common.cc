@@ -3,12 +3,16 @@
 // Backend-independent pieces of the op layer: kernel views, dtype checks and
 // PyTorch-style printing.
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "core/ops.h"
 
@@ -121,6 +125,63 @@ bool same_view(const TensorImpl& a, const TensorImpl& b) {
   return a.data() == b.data() && a.scalar_type() == b.scalar_type() &&
          std::equal(a.sizes().begin(), a.sizes().end(), b.sizes().begin(), b.sizes().end()) &&
          std::equal(a.strides().begin(), a.strides().end(), b.strides().begin(), b.strides().end());
+}
+
+// Note [In-place overlap]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// An in-place op whose input overlaps what it writes in another layout
+// (`a.add_(a.t())`, `v.narrow(0, 1, 3).copy_(v.narrow(0, 0, 3))`) has no answer
+// independent of the order the kernel visits elements. ATen refuses it when
+// both views are dense (no gaps, no element twice) and their byte ranges
+// intersect, unless they are the same view; for other layouts it cannot tell
+// cheaply and computes. custody refuses exactly what ATen refuses, and for the
+// rest copies the input first (read-before-write), never an order-dependent
+// answer.
+namespace {
+
+// Every element once, no gaps: the strides, sorted, pack the sizes densely.
+bool non_overlapping_and_dense(const TensorImpl& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size), size-1 dims left out
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) != 1) dims.emplace_back(t.stride(d), t.size(d));
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+}  // namespace
+
+void check_no_partial_overlap(const char* op, const TensorImpl& self, const TensorImpl& src) {
+  if (&self == &src || self.numel() == 0 || src.numel() == 0 || !shares_storage(self, src)) return;
+  if (!non_overlapping_and_dense(self) || !non_overlapping_and_dense(src)) return;
+  const auto* a = static_cast<const char*>(self.data());
+  const auto* b = static_cast<const char*>(src.data());
+  const char* a_end = a + self.numel() * static_cast<int64_t>(self.element_size());
+  const char* b_end = b + src.numel() * static_cast<int64_t>(src.element_size());
+  const bool full = a == b && a_end == b_end &&
+                    std::equal(self.strides().begin(), self.strides().end(), src.strides().begin(),
+                               src.strides().end());
+  if (!full && a < b_end && b < a_end) {
+    throw InvalidArgument(absl::StrFormat(
+        "%s: some elements of the input (shape %s, strides %s) and the written-to tensor (shape %s, "
+        "strides %s) refer to a single memory location; clone() the input first",
+        op, shape_str(src.sizes()), shape_str(src.strides()), shape_str(self.sizes()),
+        shape_str(self.strides())));
+  }
+}
+
+absl::Status renamed_op(const absl::Status& status, const char* from, const char* to) {
+  const std::string prefix = absl::StrCat(from, ": ");
+  if (status.ok() || !absl::StartsWith(status.message(), prefix)) return status;
+  absl::Status s(status.code(), absl::StrCat(to, ": ", status.message().substr(prefix.size())));
+  status.ForEachPayload(
+      [&s](absl::string_view url, const absl::Cord& payload) { s.SetPayload(url, payload); });
+  return s;
 }
 
 // ---- printing (PyTorch style) ---------------------------------------------------

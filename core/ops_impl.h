@@ -26,18 +26,22 @@ namespace custody::internal {
 
 // ---- factories ---------------------------------------------------------------
 
-// B::allocate, then, if it fails, the registered reclaimers (core/reclaim.h)
-// and one retry. Observers hear of every successful allocation. A final
-// failure counts in num_ooms.
+// B::allocate, then, if it ran out of memory (ResourceExhausted), the
+// registered reclaimers (core/reclaim.h) and one retry. Observers hear of
+// every successful allocation. A final out-of-memory failure counts in
+// num_ooms; any other failure (no device) is returned as it is.
 template <class B>
 absl::StatusOr<void*> allocate_with_retry(size_t nbytes) {
   absl::StatusOr<void*> p = B::allocate(nbytes);
-  if (!p.ok() && run_reclaimers(B::device(), nbytes)) {
+  const auto out_of_memory = [&p] {
+    return !p.ok() && p.status().code() == absl::StatusCode::kResourceExhausted;
+  };
+  if (out_of_memory() && run_reclaimers(B::device(), nbytes)) {
     p = B::allocate(nbytes);
     if (p.ok()) B::stats().on_retry();
   }
   if (!p.ok()) {
-    B::stats().on_oom();
+    if (out_of_memory()) B::stats().on_oom();
     return p;
   }
   notify_alloc(B::device(), nbytes);
@@ -51,9 +55,15 @@ template <class B>
 void* allocate_or_throw(int64_t nbytes, IntSpan sizes, ScalarType dtype, const char* op) {
   absl::StatusOr<void*> p = allocate_with_retry<B>(static_cast<size_t>(nbytes));
   if (ABSL_PREDICT_FALSE(!p.ok())) {
-    throw OutOfMemoryError(absl::StrFormat(
+    const std::string message = absl::StrFormat(
         "%s: could not allocate %d bytes for a %s tensor of shape %s on %s: %s", op, nbytes,
-        dtype_name(dtype), shape_str(sizes), B::name, p.status().message()));
+        dtype_name(dtype), shape_str(sizes), B::name, p.status().message());
+    if (p.status().code() == absl::StatusCode::kResourceExhausted) throw OutOfMemoryError(message);
+    // Not a lack of memory (e.g. no device): the backend's error type, with the context.
+    absl::Status s(p.status().code(), message);
+    p.status().ForEachPayload(
+        [&s](absl::string_view url, const absl::Cord& payload) { s.SetPayload(url, payload); });
+    ThrowError(s);
   }
   return *p;
 }
@@ -235,8 +245,8 @@ ImplRef Ops<B>::from_blob(void* data, IntSpan sizes, std::optional<IntSpan> stri
 // ---- copies and conversions ----------------------------------------------------
 
 template <class B>
-ImplRef Ops<B>::clone(const TensorImpl& t) {
-  ImplRef out = empty(t.sizes(), t.scalar_type(), t.shape_dynamism(), "clone");
+ImplRef Ops<B>::clone(const TensorImpl& t, const char* op) {
+  ImplRef out = empty(t.sizes(), t.scalar_type(), t.shape_dynamism(), op);
   if (t.numel() > 0) ThrowIfError(B::copy(kernel_view(*out), kernel_view(t)));
   return out;
 }
@@ -244,7 +254,7 @@ ImplRef Ops<B>::clone(const TensorImpl& t) {
 template <class B>
 ImplRef Ops<B>::contiguous(const TensorImpl& t) {
   if (t.is_contiguous()) return retain(t);
-  return clone(t);
+  return clone(t, "contiguous");
 }
 
 template <class B>
@@ -414,6 +424,7 @@ void Ops<B>::binary_(BinaryOp op, TensorImpl& self, const TensorImpl& other) {
         shape_str(self.sizes()), shape_str(shape), shape_str(other.sizes())));
   }
   detail::check_writable(name.c_str(), self);
+  check_no_partial_overlap(name.c_str(), self, other);
   if (self.numel() == 0) return;
   if (compute != self.scalar_type()) {
     ImplRef tmp = binary(op, self, other);
@@ -459,6 +470,7 @@ void Ops<B>::copy_(TensorImpl& self, const TensorImpl& src) {
                                      shape_str(self.sizes())));
   }
   detail::check_writable("copy_", self);
+  check_no_partial_overlap("copy_", self, src);
   if (self.numel() == 0 || same_view(self, src)) return;
   ImplRef s = shares_storage(self, src) ? clone(src) : retain(src);
   ThrowIfError(B::copy(kernel_view(self), kernel_view(*s, shape, broadcast_to(*s, shape))));
@@ -717,28 +729,31 @@ ImplRef Ops<B>::matmul(const TensorImpl& a, const TensorImpl& b) {
 // ---- indexing ----------------------------------------------------------------
 
 template <class B>
-ImplRef Ops<B>::index_select(const TensorImpl& t, int64_t dim, const TensorImpl& index) {
-  check_computable("index_select", t.scalar_type());
+ImplRef Ops<B>::index_select(const TensorImpl& t, int64_t dim, const TensorImpl& index,
+                             const char* op) {
+  check_computable(op, t.scalar_type());
   if (index.scalar_type() != ScalarType::Long && index.scalar_type() != ScalarType::Int) {
-    throw DTypeError(absl::StrFormat("index_select: expected an int64 or int32 index, but got %s",
+    throw DTypeError(absl::StrFormat("%s: expected an int64 or int32 index, but got %s", op,
                                      dtype_name(index.scalar_type())));
   }
   if (index.dim() > 1) {
-    throw ShapeError(absl::StrFormat("index_select: index must be 0-D or 1-D, but has shape %s",
+    throw ShapeError(absl::StrFormat("%s: index must be 0-D or 1-D, but has shape %s", op,
                                      shape_str(index.sizes())));
   }
   if (t.dim() == 0) {
-    throw ShapeError("index_select: cannot index a 0-dim tensor; unsqueeze it first");
+    throw ShapeError(absl::StrFormat("%s: cannot index a 0-dim tensor; unsqueeze it first", op));
   }
-  const int64_t d = Unwrap(wrap_dim(dim, t.dim(), "index_select"));
-  ImplRef idx = to_dtype(index, ScalarType::Long, "index_select");
+  const int64_t d = Unwrap(wrap_dim(dim, t.dim(), op));
+  ImplRef idx = to_dtype(index, ScalarType::Long, op);
   ImplRef idx1 = make_view(*idx, Dims{idx->numel()}, Dims{idx->dim() == 0 ? 1 : idx->stride(0)},
                            idx->storage_offset());
   Dims sizes(t.sizes().begin(), t.sizes().end());
   sizes[d] = idx1->numel();
-  ImplRef out = empty(sizes, t.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, "index_select");
+  ImplRef out = empty(sizes, t.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, op);
   if (idx1->numel() > 0) {
-    ThrowIfError(B::index_select(kernel_view(*out), kernel_view(t), d, kernel_view(*idx1)));
+    // The kernel's bound check names index_select (Note [Device contract]).
+    ThrowIfError(renamed_op(B::index_select(kernel_view(*out), kernel_view(t), d, kernel_view(*idx1)),
+                            "index_select", op));
   }
   return out;
 }
@@ -750,7 +765,7 @@ ImplRef Ops<B>::embedding(const TensorImpl& weight, const TensorImpl& indices) {
                                      "shape %s", shape_str(weight.sizes())));
   }
   ImplRef flat = reshape(indices, Dims{indices.numel()});
-  ImplRef rows = index_select(weight, 0, *flat);
+  ImplRef rows = index_select(weight, 0, *flat, "embedding");
   Dims sizes(indices.sizes().begin(), indices.sizes().end());
   sizes.push_back(weight.size(1));
   return make_view(*rows, sizes, contiguous_strides(sizes), 0);

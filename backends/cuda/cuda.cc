@@ -48,6 +48,7 @@ absl::StatusOr<State*> make_state() {
   auto* s = new State;  // immortal, like the backend
   s->allocator = *allocator;
   s->launch.stream = (*allocator)->stream();
+  s->launch.pool = (*allocator)->pool();
   int sms = 0, threads_per_sm = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, kDevice) == cudaSuccess &&
       cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, kDevice) ==
@@ -58,21 +59,28 @@ absl::StatusOr<State*> make_state() {
     return MakeStatus(ErrorKind::kDevice, absl::StatusCode::kInternal,
                       "cuda: cublasCreate failed (is libcublas installed and a device present?)");
   }
-  cublasSetStream(s->blas, s->launch.stream);
-  // Exact fp32 (no TF32), as torch.matmul by default.
-  cublasSetMathMode(s->blas, CUBLAS_DEFAULT_MATH);
+  // Every GEMM on the backend's stream (else on the legacy default stream,
+  // racing our kernels), exact fp32 (no TF32), as torch.matmul by default.
+  if (cublasSetStream(s->blas, s->launch.stream) != CUBLAS_STATUS_SUCCESS ||
+      cublasSetMathMode(s->blas, CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS) {
+    return MakeStatus(ErrorKind::kDevice, absl::StatusCode::kInternal,
+                      "cuda: cublasSetStream/cublasSetMathMode failed");
+  }
   return s;
 }
 
 // The backend's state; the device made current on the calling thread.
 absl::StatusOr<State*> state() {
   static absl::StatusOr<State*>* s = new absl::StatusOr<State*>(make_state());
-  thread_local bool device_set = false;
-  if (!device_set && s->ok()) {
-    if (cudaError_t err = cudaSetDevice(kDevice); err != cudaSuccess) {
-      return cuda_status("cudaSetDevice", err);
+  if (s->ok()) {
+    // The backend's device current on this thread, whatever the caller set
+    // since (cudaGetDevice reads a thread-local value: cheap).
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess || current != kDevice) {
+      if (cudaError_t err = cudaSetDevice(kDevice); err != cudaSuccess) {
+        return cuda_status("cudaSetDevice", err);
+      }
     }
-    device_set = true;
   }
   return *s;
 }
@@ -112,15 +120,12 @@ GemmOperand gemm_operand(const KernelView& v, int64_t rows, int64_t cols) {
 // A contiguous copy of `v` on the stream (for layouts cuBLAS cannot read).
 absl::StatusOr<void*> contiguous_copy(const Launch& l, const KernelView& v, Dims* strides) {
   *strides = contiguous_strides(v.sizes);
-  void* p = nullptr;
   const size_t bytes = static_cast<size_t>(v.numel()) * element_size(v.dtype);
-  if (cudaError_t err = cudaMallocAsync(&p, std::max<size_t>(bytes, 1), l.stream);
-      err != cudaSuccess) {
-    return cuda_status("matmul (scratch)", err);
-  }
-  const KernelView dst{p, v.dtype, v.sizes, *strides};
+  absl::StatusOr<void*> p = cuda_internal::scratch_allocate(l, bytes, "matmul");
+  if (!p.ok()) return p.status();
+  const KernelView dst{*p, v.dtype, v.sizes, *strides};
   if (absl::Status st = cuda_internal::copy(l, dst, v); !st.ok()) {
-    (void)cudaFreeAsync(p, l.stream);
+    cuda_internal::scratch_free(l, *p);
     return st;
   }
   return p;
@@ -146,9 +151,7 @@ absl::Status gemm(State* s, const KernelView& out, const KernelView& a, const Ke
   Dims a_strides, b_strides, c_strides;
   void* scratch[3] = {nullptr, nullptr, nullptr};
   const auto free_scratch = [&] {
-    for (void* p : scratch) {
-      if (p != nullptr) (void)cudaFreeAsync(p, l.stream);
-    }
+    for (void* p : scratch) cuda_internal::scratch_free(l, p);
   };
   GemmOperand ga = gemm_operand(av, n, k), gb = gemm_operand(bv, k, m);
   if (!ga.ok) {
@@ -173,12 +176,12 @@ absl::Status gemm(State* s, const KernelView& out, const KernelView& a, const Ke
   if (!out_direct) {
     c_strides = contiguous_strides(out.sizes);
     const size_t bytes = static_cast<size_t>(out.numel()) * element_size(out.dtype);
-    if (cudaError_t err = cudaMallocAsync(&scratch[2], std::max<size_t>(bytes, 1), l.stream);
-        err != cudaSuccess) {
-      scratch[2] = nullptr;
+    absl::StatusOr<void*> p = cuda_internal::scratch_allocate(l, bytes, "matmul");
+    if (!p.ok()) {
       free_scratch();
-      return cuda_status("matmul (scratch)", err);
+      return p.status();
     }
+    scratch[2] = *p;
     cv = KernelView{scratch[2], out.dtype, out.sizes, c_strides};
     gc = gemm_operand(cv, n, m);
   }
@@ -229,6 +232,10 @@ absl::Status Cuda::availability() {
 bool Cuda::available() { return availability().ok(); }
 
 absl::StatusOr<void*> Cuda::allocate(size_t bytes) {
+  if (!available()) {  // a DeviceError, not an out-of-memory one
+    return MakeStatus(ErrorKind::kDevice, absl::StatusCode::kUnavailable,
+                      std::string(availability().message()));
+  }
   CUSTODY_CUDA_STATE(s);
   return s->allocator->allocate(bytes);
 }

@@ -13,6 +13,7 @@ namespace custody::cuda_internal {
 namespace {
 
 absl::Status cuda_error(const char* what, cudaError_t err) {
+  (void)cudaGetLastError();  // not left behind for the next kernel's launch check
   return absl::InternalError(
       absl::StrFormat("cuda: %s failed: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err)));
 }
@@ -47,9 +48,16 @@ absl::StatusOr<DeviceAllocator*> DeviceAllocator::for_device(int device, MemoryS
   if (cudaError_t err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); err != cudaSuccess) {
     return cuda_error("cudaStreamCreateWithFlags", err);
   }
+  // A pool of our own, not the device's default one: other libraries in the
+  // process that use cudaMallocAsync keep their own threshold, and reserved
+  // bytes and reclaim() count only ours.
+  cudaMemPoolProps props = {};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
   cudaMemPool_t pool = nullptr;
-  if (cudaError_t err = cudaDeviceGetDefaultMemPool(&pool, device); err != cudaSuccess) {
-    return cuda_error("cudaDeviceGetDefaultMemPool", err);
+  if (cudaError_t err = cudaMemPoolCreate(&pool, &props); err != cudaSuccess) {
+    return cuda_error("cudaMemPoolCreate", err);
   }
   // Keep freed memory cached (reclaim() gives it back), as PyTorch's allocator does.
   uint64_t keep_all = std::numeric_limits<uint64_t>::max();
@@ -65,14 +73,14 @@ absl::StatusOr<void*> DeviceAllocator::allocate(size_t bytes) {
   void* p = nullptr;
   // A 0-byte request gets a distinct block, as on the host backends.
   const size_t request = bytes == 0 ? 1 : bytes;
-  cudaError_t err = cudaMallocAsync(&p, request, stream_);
+  cudaError_t err = cudaMallocFromPoolAsync(&p, request, pool_, stream_);
   if (err == cudaErrorMemoryAllocation) {
     // The pool may hold freed blocks that do not fit this request (or the
     // other pools on the device may): give them back to the driver and try once
     // more before failing.
     (void)cudaGetLastError();
     (void)reclaim();
-    err = cudaMallocAsync(&p, request, stream_);
+    err = cudaMallocFromPoolAsync(&p, request, pool_, stream_);
     if (err == cudaSuccess) stats_->on_retry();
   }
   if (err == cudaErrorMemoryAllocation) {
@@ -84,7 +92,7 @@ absl::StatusOr<void*> DeviceAllocator::allocate(size_t bytes) {
         "the gc policy, or Cuda::reclaim() to return cached memory to the driver",
         device_, bytes, s.bytes_in_use, s.live_tensors, reserved_bytes()));
   }
-  if (err != cudaSuccess) return cuda_error("cudaMallocAsync", err);
+  if (err != cudaSuccess) return cuda_error("cudaMallocFromPoolAsync", err);
   stats_->on_alloc(static_cast<int64_t>(bytes), p);
   refresh_reserved();
   return p;
@@ -95,14 +103,14 @@ void DeviceAllocator::deallocate(void* p, size_t bytes) {
   stats_->on_free(static_cast<int64_t>(bytes), p);
   // Ordered after every kernel already queued that uses `p`. A failure here
   // (a dead context at process exit) leaves nothing to do.
-  (void)cudaFreeAsync(p, stream_);
+  if (cudaFreeAsync(p, stream_) != cudaSuccess) (void)cudaGetLastError();
   refresh_reserved();
 }
 
 int64_t DeviceAllocator::reclaim() {
   const int64_t before = reserved_bytes();
-  (void)cudaStreamSynchronize(stream_);
-  (void)cudaMemPoolTrimTo(pool_, 0);
+  if (cudaStreamSynchronize(stream_) != cudaSuccess) (void)cudaGetLastError();
+  if (cudaMemPoolTrimTo(pool_, 0) != cudaSuccess) (void)cudaGetLastError();
   refresh_reserved();
   return before - reserved_bytes();
 }
@@ -118,6 +126,7 @@ absl::Status DeviceAllocator::set_release_threshold(uint64_t bytes) {
 int64_t DeviceAllocator::reserved_bytes() const {
   uint64_t reserved = 0;
   if (cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess) {
+    (void)cudaGetLastError();
     return 0;
   }
   return static_cast<int64_t>(reserved);

@@ -2,7 +2,9 @@
 //
 // backends/cuda/device_allocator.h — the CUDA backend's memory: a
 // stream-ordered pool (cudaMallocAsync / cudaFreeAsync on the backend's one
-// stream, from the device's default memory pool). Host code only: compiled by the host
+// stream, from a pool of our own on the device: cudaMemPoolCreate, so that
+// its release threshold and reclaim() leave other libraries' memory alone).
+// Host code only: compiled by the host
 // compiler against the CUDA runtime, built with --config=cuda.
 //
 //   DeviceAllocator& a = DeviceAllocator::for_device(0, &stats);
@@ -63,6 +65,8 @@ class DeviceAllocator {
 
   int device() const { return device_; }
   cudaStream_t stream() const { return stream_; }
+  // The backend's own pool on this device (kernel scratch comes from it too).
+  cudaMemPool_t pool() const { return pool_; }
 
  private:
   DeviceAllocator(int device, MemoryStats* stats, cudaStream_t stream, cudaMemPool_t pool)

@@ -31,14 +31,25 @@ absl::Status check_indices(const KernelView& in, int64_t dim, const KernelView& 
 // Element `i` of the random stream `p` as a T (Philox 4x32-10 via
 // core/philox.h): one seed gives the same values on every backend. Host and
 // device code (the CUDA kernels call it too).
+// a + b * c rounded twice, as the host computes it: nvcc would fuse it into
+// one fma on the device (rounded once), and the values would differ from the
+// CPU backends' for ranges other than [0, 1).
+CUSTODY_HOST_DEVICE inline double add_product(double a, double b, double c) {
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(a, __dmul_rn(b, c));
+#else
+  return a + b * c;
+#endif
+}
+
 template <class T>
 CUSTODY_HOST_DEVICE inline T random_sample(RandomDist dist, const RandomParams& p, uint64_t i) {
   switch (dist) {
     case RandomDist::kUniform:
-      return static_cast<T>(p.low + (p.high - p.low) *
-                                        philox::uniform01(philox::bits(p.seed, p.offset, i)));
+      return static_cast<T>(
+          add_product(p.low, p.high - p.low, philox::uniform01(philox::bits(p.seed, p.offset, i))));
     case RandomDist::kNormal:
-      return static_cast<T>(p.low + p.high * philox::normal(p.seed, p.offset, i));
+      return static_cast<T>(add_product(p.low, p.high, philox::normal(p.seed, p.offset, i)));
     case RandomDist::kRandInt:
       return static_cast<T>(philox::randint(p.seed, p.offset, i, p.int_low, p.int_high));
   }

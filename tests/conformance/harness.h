@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,29 @@ namespace custody::testing {
 
 // Where a test keeps handles on the heap (core/policy_traits.h; gc::vector under gc).
 using custody::HandleVector;
+
+// Runs `f`, expects it to throw E, and checks that the message contains each of `parts`.
+template <class E, class F>
+::testing::AssertionResult ThrowsWith(F&& f, std::initializer_list<std::string> parts) {
+  try {
+    f();
+  } catch (const E& e) {
+    const std::string msg = e.what();
+    for (const std::string& p : parts) {
+      if (msg.find(p) == std::string::npos) {
+        return ::testing::AssertionFailure() << "message \"" << msg << "\" lacks \"" << p << "\"";
+      }
+    }
+    return ::testing::AssertionSuccess();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "threw the wrong type: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "did not throw";
+}
+
+// EXPECTs that `stmt` throws E with a message containing each of the strings that follow.
+#define CUSTODY_EXPECT_THROWS(E, stmt, ...) \
+  EXPECT_TRUE(::custody::testing::ThrowsWith<E>([&] { (void)(stmt); }, {__VA_ARGS__}))
 
 template <class T>
 class ConformanceTest : public ::testing::Test {

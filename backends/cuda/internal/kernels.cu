@@ -24,6 +24,33 @@
 #include "core/philox.h"
 
 namespace custody::cuda_internal {
+
+absl::StatusOr<void*> scratch_allocate(const Launch& l, size_t bytes, const char* op) {
+  const size_t request = bytes == 0 ? 1 : bytes;
+  void* p = nullptr;
+  cudaError_t err = cudaMallocFromPoolAsync(&p, request, l.pool, l.stream);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    (void)cudaStreamSynchronize(l.stream);  // let pending frees land, then give cached memory back
+    (void)cudaMemPoolTrimTo(l.pool, 0);
+    (void)cudaGetLastError();
+    err = cudaMallocFromPoolAsync(&p, request, l.pool, l.stream);
+  }
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    return MakeStatus(ErrorKind::kOutOfMemory, absl::StatusCode::kResourceExhausted,
+                      absl::StrFormat("%s: out of device memory for %d bytes of kernel scratch; "
+                                      "release tensors you no longer need, or Cuda::reclaim()",
+                                      op, bytes));
+  }
+  if (err != cudaSuccess) return cuda_status(op, err);
+  return p;
+}
+
+void scratch_free(const Launch& l, void* p) {
+  if (p != nullptr && cudaFreeAsync(p, l.stream) != cudaSuccess) (void)cudaGetLastError();
+}
+
 namespace {
 
 using element::apply_binary;
@@ -408,31 +435,26 @@ __global__ void fill_acc(Acc* acc, int64_t n, Acc value) {
   }
 }
 
-// Scratch memory ordered on the stream (the device's pool).
+// Scratch memory for one call, freed (stream-ordered) when it goes out of scope.
 class Scratch {
  public:
-  explicit Scratch(cudaStream_t stream) : stream_(stream) {}
+  Scratch(const Launch& l, const char* op) : l_(l), op_(op) {}
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() {
-    if (p_ != nullptr) (void)cudaFreeAsync(p_, stream_);
-  }
+  ~Scratch() { scratch_free(l_, p_); }
+  // Never null after success: a null scratch pointer would turn CUB's second
+  // call into another size query.
   absl::Status allocate(size_t bytes) {
-    if (bytes == 0) return absl::OkStatus();
-    const cudaError_t err = cudaMallocAsync(&p_, bytes, stream_);
-    if (err != cudaSuccess) {
-      p_ = nullptr;
-      (void)cudaGetLastError();
-      return absl::ResourceExhaustedError(absl::StrFormat(
-          "cuda: no device memory for %d bytes of kernel scratch: %s", bytes,
-          cudaGetErrorString(err)));
-    }
+    absl::StatusOr<void*> p = scratch_allocate(l_, bytes, op_);
+    if (!p.ok()) return p.status();
+    p_ = *p;
     return absl::OkStatus();
   }
   void* get() const { return p_; }
 
  private:
-  cudaStream_t stream_;
+  const Launch& l_;
+  const char* op_;
   void* p_ = nullptr;
 };
 
@@ -471,7 +493,7 @@ absl::Status reduce_typed(const Launch& l, ReduceOp op, const KernelView& out, c
   const auto flat = thrust::counting_iterator<int64_t>(0);
   const int blocks = blocks_for(l, g.segments);
   if (op == ReduceOp::kArgMax || op == ReduceOp::kArgMin) {
-    Scratch results(l.stream), scratch(l.stream);
+    Scratch results(l, name), scratch(l, name);
     CUSTODY_RETURN_IF_ERROR(results.allocate(sizeof(Arg<T>) * g.segments));
     auto* acc = static_cast<Arg<T>*>(results.get());
     const Arg<T> none{-1, T()};
@@ -488,7 +510,7 @@ absl::Status reduce_typed(const Launch& l, ReduceOp op, const KernelView& out, c
   // Floating sums in double, as the CPU loops; integer sums wrap in the type.
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
   if (op == ReduceOp::kSum || op == ReduceOp::kMean) {
-    Scratch results(l.stream), scratch(l.stream);
+    Scratch results(l, name), scratch(l, name);
     CUSTODY_RETURN_IF_ERROR(results.allocate(sizeof(Acc) * g.segments));
     auto* acc = static_cast<Acc*>(results.get());
     if (g.count == 0) {
@@ -506,16 +528,21 @@ absl::Status reduce_typed(const Launch& l, ReduceOp op, const KernelView& out, c
   if (g.count == 0) {
     return absl::InvalidArgumentError(absl::StrFormat("cuda %s: empty reduction", name));
   }
-  Scratch results(l.stream), scratch(l.stream);
+  Scratch results(l, name), scratch(l, name);
   CUSTODY_RETURN_IF_ERROR(results.allocate(sizeof(T) * g.segments));
   auto* acc = static_cast<T*>(results.get());
   const auto load = thrust::make_transform_iterator(flat, LoadAcc<T, T>{x, g});
+  // The identities of max_nan / min_nan: -inf / +inf for floats (not the
+  // largest finite value: max over all -inf is -inf), the extremes for integers.
+  T lowest = std::numeric_limits<T>::lowest(), highest = std::numeric_limits<T>::max();
+  if constexpr (std::numeric_limits<T>::has_infinity) {
+    lowest = -std::numeric_limits<T>::infinity();
+    highest = std::numeric_limits<T>::infinity();
+  }
   if (op == ReduceOp::kMax) {
-    CUSTODY_RETURN_IF_ERROR(cub_reduce<T>(l, name, load, g, MaxOp<T>{},
-                                          std::numeric_limits<T>::lowest(), acc, &scratch));
+    CUSTODY_RETURN_IF_ERROR(cub_reduce<T>(l, name, load, g, MaxOp<T>{}, lowest, acc, &scratch));
   } else {
-    CUSTODY_RETURN_IF_ERROR(cub_reduce<T>(l, name, load, g, MinOp<T>{},
-                                          std::numeric_limits<T>::max(), acc, &scratch));
+    CUSTODY_RETURN_IF_ERROR(cub_reduce<T>(l, name, load, g, MinOp<T>{}, highest, acc, &scratch));
   }
   finish_reduce<T, T><<<blocks, kThreads, 0, l.stream>>>(static_cast<T*>(out.data), acc, g, false);
   return launched(name);
@@ -775,7 +802,7 @@ absl::Status index_select(const Launch& l, const KernelView& out, const KernelVi
   const int64_t size = in.sizes[dim];
   if (n > 0) {
     // The check: the first bad position, copied back (this waits for the stream).
-    Scratch flag(l.stream);
+    Scratch flag(l, "index_select");
     CUSTODY_RETURN_IF_ERROR(flag.allocate(sizeof(unsigned long long)));
     auto* first_bad = static_cast<unsigned long long*>(flag.get());
     cudaError_t err = cudaMemsetAsync(first_bad, 0xff, sizeof(unsigned long long), l.stream);

@@ -26,8 +26,17 @@ namespace custody::cuda_internal {
 // grid-stride loops (enough blocks to fill every SM).
 struct Launch {
   cudaStream_t stream = nullptr;
+  cudaMemPool_t pool = nullptr;  // the backend's pool, for kernel scratch
   int max_blocks = 1024;
 };
+
+// Kernel scratch (CUB's temporary storage, matmul's dense copies) from the
+// backend's pool, ordered on its stream, not counted as bytes in use. When the
+// pool is full it is trimmed and asked once more; then an OutOfMemoryError
+// status naming `op`. At least one byte, so the pointer is never null.
+absl::StatusOr<void*> scratch_allocate(const Launch& l, size_t bytes, const char* op);
+// Back to the pool once the work queued so far on the stream is done.
+void scratch_free(const Launch& l, void* p);
 
 // A DeviceError for a failed CUDA runtime call: "cuda <what>: <error> (<name>)".
 absl::Status cuda_status(const char* what, cudaError_t err);
