@@ -31,13 +31,22 @@ namespace custody::internal {
 // every successful allocation. A final out-of-memory failure counts in
 // num_ooms; any other failure (no device) is returned as it is.
 template <class B>
+absl::StatusOr<void*> allocate_once(size_t nbytes) {
+  if (ABSL_PREDICT_FALSE(injected_allocation_failure())) {  // Note [Allocation-failure injection]
+    return absl::ResourceExhaustedError(
+        "injected allocation failure (custody::inject_allocation_failure, a test switch)");
+  }
+  return B::allocate(nbytes);
+}
+
+template <class B>
 absl::StatusOr<void*> allocate_with_retry(size_t nbytes) {
-  absl::StatusOr<void*> p = B::allocate(nbytes);
+  absl::StatusOr<void*> p = allocate_once<B>(nbytes);
   const auto out_of_memory = [&p] {
     return !p.ok() && p.status().code() == absl::StatusCode::kResourceExhausted;
   };
   if (out_of_memory() && run_reclaimers(B::device(), nbytes)) {
-    p = B::allocate(nbytes);
+    p = allocate_once<B>(nbytes);
     if (p.ok()) B::stats().on_retry();
   }
   if (!p.ok()) {

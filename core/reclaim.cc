@@ -42,10 +42,50 @@ HookTable<Reclaimer>& reclaimers() {
 
 }  // namespace
 
+// Note [Allocation-failure injection]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A test switch in front of every backend's allocate (core's
+// allocate_with_retry asks it first): armed, it counts attempts and fails the
+// k-th with ResourceExhausted; the attempts before and after it reach the
+// backend. What a failure at allocation k must leave is the same on every
+// path: the OutOfMemoryError reaches the caller (unless a reclaimer frees
+// memory and the retry succeeds), and once the caller's handles are gone
+// nothing is left (workloads/failure_injection_test.cc tries every k of each
+// workload under each policy). Disarmed, an allocation pays one relaxed load.
+struct Injection {
+  std::atomic<bool> counting{false};
+  std::atomic<int64_t> attempts{0};
+  std::atomic<int64_t> fail_at{0};  // 0: none
+  std::atomic<int64_t> fired{0};
+};
+Injection& injection() {
+  static auto* i = new Injection;
+  return *i;
+}
+
+void inject_allocation_failure(int64_t k) {
+  Injection& i = injection();
+  i.attempts.store(0, std::memory_order_relaxed);
+  i.fired.store(0, std::memory_order_relaxed);
+  i.fail_at.store(k > 0 ? k : 0, std::memory_order_relaxed);
+  i.counting.store(true, std::memory_order_release);
+}
+int64_t allocation_attempts() { return injection().attempts.load(std::memory_order_relaxed); }
+int64_t injected_failures() { return injection().fired.load(std::memory_order_relaxed); }
+
 void register_alloc_observer(AllocObserver fn) { observers().add(fn); }
 void register_reclaimer(Reclaimer fn) { reclaimers().add(fn); }
 
 namespace internal {
+
+bool injected_allocation_failure() {
+  Injection& i = injection();
+  if (!i.counting.load(std::memory_order_relaxed)) return false;
+  const int64_t n = i.attempts.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (n != i.fail_at.load(std::memory_order_relaxed)) return false;
+  i.fired.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
 
 void notify_alloc(Device device, size_t bytes) {
   auto& t = observers();

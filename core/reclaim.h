@@ -18,6 +18,7 @@
 #define CUSTODY_CORE_RECLAIM_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/storage.h"
 
@@ -31,9 +32,26 @@ using Reclaimer = bool (*)(Device device, size_t bytes);
 void register_alloc_observer(AllocObserver fn);
 void register_reclaimer(Reclaimer fn);
 
+// Allocation-failure injection, for tests (Note [Allocation-failure injection]):
+// the k-th tensor allocation from now on (k >= 1), on any backend, fails as if
+// the device were full (ResourceExhausted, so an OutOfMemoryError), once;
+// reclaimers then run and a retry may succeed, as for a real failure. k = 0
+// disarms it. Counting is process-wide (all threads).
+//
+//   inject_allocation_failure(0);              // count only
+//   run();  n = allocation_attempts();         // how many a run makes
+//   for (k = 1..n) { inject_allocation_failure(k); run(); ... }
+void inject_allocation_failure(int64_t k);
+// Allocation attempts (retries included) since the last inject_allocation_failure.
+int64_t allocation_attempts();
+// Injected failures that have fired since the last inject_allocation_failure.
+int64_t injected_failures();
+
 namespace internal {
 void notify_alloc(Device device, size_t bytes);
 bool run_reclaimers(Device device, size_t bytes);
+// True when this allocation attempt is to fail (counts the attempt).
+bool injected_allocation_failure();
 }  // namespace internal
 
 }  // namespace custody

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_format.h"
 #include "core/error.h"
 #include "core/nn/modules.h"
@@ -175,10 +176,13 @@ class LlamaModel {
       return sum->unsqueeze(2);  // [heads, half, 1]
     };
     HandleVector<T> parts;
+    // Released on every way out, an error in the second combine or in cat included.
+    absl::Cleanup release_parts = [&parts] {
+      for (T& p : parts) custody::release(p);
+    };
     parts.push_back(combine(*v0, *cs, *v1, *sn, /*minus=*/true));   // v0 cos - v1 sin
     parts.push_back(combine(*v0, *sn, *v1, *cs, /*minus=*/false));  // v0 sin + v1 cos
     nn::Temporary<T> rotated = custody::cat(parts, 2);  // [heads, half, 2]
-    for (T& p : parts) custody::release(p);
     return rotated->reshape({1, heads * c_.head_size()});
   }
 
