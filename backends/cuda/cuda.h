@@ -19,7 +19,10 @@
 // cuBLAS for float32/float64 matmul (batched, transposed views without a
 // copy), a block-per-row softmax, index_select with the bounds check on the
 // device, and Philox random numbers giving the CPU backends' values for the
-// same seed (Note [Device contract], core/backend.h).
+// same seed (Note [Device contract], core/backend.h). A kernel takes views of
+// at most 16 dims once dims contiguous for every operand are merged (a
+// 17-dim view that cannot be merged is refused with an error naming the op;
+// the CPU backends have no such bound).
 //
 // Ordering (Note [Device contract]): kernels are queued on the stream and
 // return before they run; copy_to_host / copy_from_host wait for the stream.
