@@ -1,0 +1,65 @@
+// Copyright 2026 The custody Authors.
+//
+// tests/fuzz/lifetime_dispose_fuzz_test.cc — the lifetime fuzzer (tests/fuzz/lifetime_fuzz.h) on
+// dispose: copies share one alias (disposing any copy disposes all), dispose() is idempotent, a
+// dropped undisposed alias leaks (the model keeps it live) until the test idiom's cleanup at the
+// end. THREAD disposes a copy on another thread. EXTRA checks is_disposed() of a slot.
+
+#include <thread>
+
+#include "policies/dispose/dispose.h"
+#include "tests/fuzz/lifetime_fuzz.h"
+
+namespace custody::fuzz {
+
+template <>
+struct Rules<dispose::Policy> {
+  using H = Harness<dispose::Policy>;
+  using T = BasicTensor<dispose::Policy, Backend>;
+  static constexpr bool kCopyIsNewRef = false;
+  struct State {
+    uint64_t since = dispose::testing::next_serial();
+  };
+  static bool can_create(H&) { return true; }
+  static int scope_for_new(H&) { return -1; }
+  static bool last_handle_releases(const MRef&) { return false; }  // a leak, by the contract
+  static void on_last_handle(H&, int) {}
+  static void release(H& h, int s) {
+    custody::release(h.slots[s]);  // idempotent
+    if (h.m.slot[s] >= 0) h.m.release(h.m.slot[s]);
+  }
+  static void thread(H& h, int s) {
+    const int r = h.m.slot[s];
+    const int64_t numel = h.m.valid(s) ? Numel(h.m.tensor_of(s).sizes) : -1;
+    bool ok = true;
+    std::thread th([t = h.slots[s], numel, &ok]() mutable {
+      try {
+        ok = t.numel() == numel;
+      } catch (const LifetimeError&) {
+        ok = numel < 0;
+      }
+      t.dispose();
+    });
+    th.join();
+    if (!ok) h.fail("thread: the handle did not behave as the model says");
+    if (r >= 0) h.m.release(r);
+  }
+  static void extra(H& h, Reader& in) {
+    const int s = in.slot();
+    if (h.slots[s].is_disposed() == h.m.valid(s)) h.fail("is_disposed differs from the model");
+  }
+  static void check_slot(H&, int) {}
+  // The idiom's cleanup: every alias this program created (leaked ones included) is disposed.
+  static void finish(H& h) {
+    dispose::testing::release_created_on_this_thread_since(h.state.since);
+    for (size_t r = 0; r < h.m.refs.size(); ++r) h.m.release(static_cast<int>(r));
+  }
+  static void settle() {}
+};
+
+}  // namespace custody::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  custody::fuzz::run_program<custody::dispose::Policy>(data, size);
+  return 0;
+}

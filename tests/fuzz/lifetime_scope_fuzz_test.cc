@@ -1,0 +1,126 @@
+// Copyright 2026 The custody Authors.
+//
+// tests/fuzz/lifetime_scope_fuzz_test.cc — the lifetime fuzzer (tests/fuzz/lifetime_fuzz.h) on
+// scope: the program starts with one dispose scope open; creating anything with none open is a
+// LifetimeError (the default rule). Copies share an entry; dispose() is idempotent; a scoped
+// entry whose handles are all dropped stays in its scope until the scope ends; a detached one is
+// given back by its last handle. EXTRA x: x%5 = 0 open a scope (at most 4), 1 close scope #k of the
+// open ones (out of order too), 2 move_to_outer_dispose_scope, 3 detach_from_dispose_scope,
+// 4 attach to the innermost scope; is_in_dispose_scope() is checked against the model. THREAD
+// disposes a copy on another thread (allowed: Note [Scope thread affinity]).
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "policies/scope/scope.h"
+#include "tests/fuzz/lifetime_fuzz.h"
+
+namespace custody::fuzz {
+
+template <>
+struct Rules<scope::Policy> {
+  using H = Harness<scope::Policy>;
+  using T = BasicTensor<scope::Policy, Backend>;
+  static constexpr bool kCopyIsNewRef = false;
+  struct State {
+    std::vector<std::unique_ptr<scope::DisposeScope>> scopes;  // outermost first
+    std::vector<int> ids;                                      // their model ids
+    int next_id = 0;
+    State() { open(); }
+    void open() {
+      scopes.push_back(std::make_unique<scope::DisposeScope>());
+      ids.push_back(next_id++);
+    }
+  };
+  static bool can_create(H& h) { return !h.state.scopes.empty(); }
+  static int scope_for_new(H& h) { return h.state.ids.empty() ? -1 : h.state.ids.back(); }
+  static bool last_handle_releases(const MRef& r) { return r.scope < 0; }
+  static void on_last_handle(H&, int) {}
+  static void release(H& h, int s) {
+    custody::release(h.slots[s]);  // idempotent
+    if (h.m.slot[s] >= 0) h.m.release(h.m.slot[s]);
+  }
+  static void thread(H& h, int s) {
+    const int r = h.m.slot[s];
+    const int64_t numel = h.m.valid(s) ? Numel(h.m.tensor_of(s).sizes) : -1;
+    bool ok = true;
+    if (r >= 0) h.m.refs[r].handles++;
+    std::thread th([t = h.slots[s], numel, &ok]() mutable {
+      try {
+        ok = t.numel() == numel;
+      } catch (const LifetimeError&) {
+        ok = numel < 0;
+      }
+      t.dispose();
+    });
+    th.join();
+    if (!ok) h.fail("thread: the handle did not behave as the model says");
+    if (r >= 0) {
+      h.m.refs[r].handles--;
+      h.m.release(r);
+    }
+  }
+  static void close(H& h, size_t k) {
+    const int id = h.state.ids[k];
+    h.state.scopes[k]->dispose();
+    h.state.scopes.erase(h.state.scopes.begin() + k);
+    h.state.ids.erase(h.state.ids.begin() + k);
+    for (size_t r = 0; r < h.m.refs.size(); ++r) {
+      if (h.m.refs[r].live && h.m.refs[r].scope == id) h.m.release(static_cast<int>(r));
+    }
+  }
+  static void extra(H& h, Reader& in) {
+    const int x = in.next() % 5;
+    State& st = h.state;
+    if (x == 0) {
+      if (st.scopes.size() < 4) st.open();
+      return;
+    }
+    if (x == 1) {
+      const uint8_t k = in.next();
+      if (!st.scopes.empty()) close(h, k % st.scopes.size());
+      return;
+    }
+    const int s = in.slot();
+    const int r = h.m.slot[s];
+    if (x == 4 && st.scopes.empty()) return;
+    const bool threw = h.expect_lifetime_error(
+        [&] {
+          if (x == 2) h.slots[s].move_to_outer_dispose_scope();
+          if (x == 3) h.slots[s].detach_from_dispose_scope();
+          if (x == 4) st.scopes.back()->attach(h.slots[s]);
+        },
+        "scope op");
+    if (threw == h.m.valid(s)) h.fail("scope op " + std::to_string(x) + ": disagrees with the model");
+    if (threw) return;
+    MRef& ref = h.m.refs[r];
+    if (x == 2) {
+      if (ref.scope >= 0) {
+        size_t p = 0;
+        while (st.ids[p] != ref.scope) ++p;
+        ref.scope = p == 0 ? -1 : st.ids[p - 1];
+      }
+    } else if (x == 3) {
+      ref.scope = -1;
+    } else {
+      ref.scope = st.ids.back();
+    }
+  }
+  static void check_slot(H& h, int s) {
+    const bool in_scope = h.m.refs[h.m.slot[s]].scope >= 0;
+    if (h.slots[s].is_in_dispose_scope() != in_scope) h.fail("is_in_dispose_scope differs from the model");
+  }
+  // Every scope ends, innermost first: what they hold goes back.
+  static void finish(H& h) {
+    while (!h.state.scopes.empty()) close(h, h.state.scopes.size() - 1);
+  }
+  static void settle() {}
+};
+
+}  // namespace custody::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  custody::fuzz::run_program<custody::scope::Policy>(data, size);
+  return 0;
+}
