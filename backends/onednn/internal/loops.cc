@@ -250,10 +250,11 @@ bool reduce_leading_dims(ReduceOp op, const KernelView& out, const KernelView& i
 
 // The sum of n contiguous values in double, over 32 independent lanes (vector
 // registers; one running sum would wait on each add's latency), folded pairwise.
-// Built for AVX-512, AVX2 and baseline x86-64; the loader picks one per CPU.
+// Built for AVX-512, AVX2 and baseline x86-64; the loader picks one per CPU
+// (target_clones on the float and double overloads below: clang does not
+// multiversion templates, so the body is an always-inlined template).
 template <class T>
-__attribute__((target_clones("avx512f", "avx2", "default")))
-double sum_as_double(const T* p, int64_t n) {
+__attribute__((always_inline)) inline double sum_as_double_body(const T* p, int64_t n) {
   constexpr int kLanes = 32;
   double acc[kLanes] = {};
   int64_t j = 0;
@@ -266,6 +267,13 @@ double sum_as_double(const T* p, int64_t n) {
   }
   return acc[0];
 }
+__attribute__((target_clones("avx512f", "avx2", "default")))
+double sum_as_double(const float* p, int64_t n) { return sum_as_double_body(p, n); }
+__attribute__((target_clones("avx512f", "avx2", "default")))
+double sum_as_double(const double* p, int64_t n) { return sum_as_double_body(p, n); }
+// Other dtypes never get here (reduce_trailing_dims takes float and double only).
+template <class T>
+double sum_as_double(const T* p, int64_t n) { return sum_as_double_body(p, n); }
 
 // Sum or mean of a contiguous float32/float64 tensor over its trailing dims
 // (in = [R, C], out = R row totals; a full reduction is R = 1): each row is
