@@ -6,6 +6,7 @@
 #ifndef CUSTODY_TESTS_CONFORMANCE_SUITES_H_
 #define CUSTODY_TESTS_CONFORMANCE_SUITES_H_
 
+#include "tests/conformance/catalogue_suite.h"
 #include "tests/conformance/creation_suite.h"
 #include "tests/conformance/errors_suite.h"
 #include "tests/conformance/lifetime_suite.h"
@@ -21,6 +22,7 @@
   INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, LifetimeTest, Types);     \
   INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, ErrorsTest, Types);       \
   INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, ThreadsTest, Types);     \
-  INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, NnTest, Types)
+  INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, NnTest, Types);         \
+  INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, CatalogueTest, Types)
 
 #endif  // CUSTODY_TESTS_CONFORMANCE_SUITES_H_
