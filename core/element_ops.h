@@ -43,6 +43,14 @@ CUSTODY_HOST_DEVICE inline bool is_nan(T x) {
   }
 }
 
+// The mean of `n` values whose sum (accumulated wider, e.g. in double) is
+// `sum`, as ATen's CPU mean: the sum rounded to T first, then divided by n in
+// T (so a float32 sum that overflows gives inf, as ATen's does).
+template <class T, class Acc>
+CUSTODY_HOST_DEVICE inline T mean_of(Acc sum, int64_t n) {
+  return static_cast<T>(static_cast<T>(sum) / static_cast<T>(n));
+}
+
 template <class To, class From>
 CUSTODY_HOST_DEVICE inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {

@@ -169,13 +169,15 @@ T item_convert(S v, ScalarType from) {
   } else {
     bool fits = true;
     if constexpr (std::is_integral_v<T> && std::is_floating_point_v<S>) {
-      // lowest - 1 < v < max + 1, with both bounds exact powers of two (or 0/2^8)
+      // lowest <= v <= max, as c10::overflows: a fraction past the last integer overflows.
       const long double x = v;
-      fits = std::isfinite(x) &&
-             x > static_cast<long double>(std::numeric_limits<T>::lowest()) - 1 &&
-             x < static_cast<long double>(std::numeric_limits<T>::max()) + 1;
+      fits = std::isfinite(x) && x >= static_cast<long double>(std::numeric_limits<T>::lowest()) &&
+             x <= static_cast<long double>(std::numeric_limits<T>::max());
     } else if constexpr (std::is_integral_v<T> && std::is_integral_v<S>) {
-      fits = std::in_range<T>(v);
+      // c10::overflows lets a negative integer into an unsigned type while -v fits (-1 -> 255).
+      fits = std::in_range<T>(v) ||
+             (std::is_unsigned_v<T> && std::is_signed_v<S> && v < 0 &&
+              static_cast<uint64_t>(0) - static_cast<uint64_t>(v) <= std::numeric_limits<T>::max());
     } else if constexpr (std::is_same_v<T, float> && std::is_same_v<S, double>) {
       fits = !std::isfinite(v) || std::abs(v) <= std::numeric_limits<float>::max();
     }
@@ -196,7 +198,7 @@ T Ops<B>::item(const TensorImpl& t) {
         "item: a tensor with %d elements (shape %s) cannot be converted to a scalar; only "
         "one-element tensors can", t.numel(), shape_str(t.sizes())));
   }
-  check_computable("item", t.scalar_type());
+  // Any dtype, the storage-only float16/bfloat16 included: reading one value computes nothing.
   std::vector<char> host = to_host(t);
   return visit_dtype(t.scalar_type(), [&](auto tag) -> T {
     using S = typename decltype(tag)::type;

@@ -80,13 +80,15 @@ namespace internal {
 void check_fill_value(const Scalar& value, ScalarType dtype, const char* op) {
   if (value.is_bool() || dtype == ScalarType::Bool) return;
   bool fits = true;
+  // As c10::overflows: lo <= v <= hi (a fraction past the last integer overflows), except that a
+  // negative integer goes into an unsigned type while -v fits (-1 -> uint8 255).
   auto in_integer_range = [&](long double lo, long double hi) {
     if (value.is_integral()) {
       const auto v = static_cast<long double>(value.to<int64_t>());
-      return v >= lo && v <= hi;
+      return (v >= lo && v <= hi) || (lo == 0 && v < 0 && -v <= hi);
     }
     const long double x = value.to_double();
-    return std::isfinite(x) && x > lo - 1 && x < hi + 1;
+    return std::isfinite(x) && x >= lo && x <= hi;
   };
   auto in_float_range = [&](long double max) {
     const long double x = value.to_double();

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <numeric>
 
 #include "absl/base/optimization.h"
@@ -137,19 +138,43 @@ ImplRef Ops<B>::arange(const Scalar& start, const Scalar& end, const Scalar& ste
   const ScalarType dt = dtype.value_or(any_float ? kDefaultFloat : kDefaultInt);
   check_computable("arange", dt);
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  if (st == 0) throw InvalidArgument("arange: step must be nonzero");
   if (!std::isfinite(st)) {
     throw InvalidArgument(absl::StrFormat("arange: step must be finite, but got %s", step.str()));
   }
   if (!std::isfinite(s) || !std::isfinite(e)) {
     throw InvalidArgument(absl::StrFormat("arange: unsupported range %s -> %s", start.str(), end.str()));
   }
-  if ((st > 0 && e < s) || (st < 0 && e > s)) {
+  // An integer dtype computes in int64, as ATen: bounds and step must be int64
+  // values (a fraction truncates), the step nonzero as an int64, the length
+  // taken from the exact int64 difference.
+  const bool integral = is_integral(dt, /*include_bool=*/true);
+  int64_t si = 0, ei = 0, sti = 0;
+  if (integral) {
+    for (const Scalar* v : {&start, &end, &step}) check_fill_value(*v, ScalarType::Long, "arange");
+    si = start.to<int64_t>();
+    ei = end.to<int64_t>();
+    sti = step.to<int64_t>();
+  }
+  if (integral ? sti == 0 : st == 0) {
+    throw InvalidArgument(absl::StrFormat("arange: step must be nonzero, but got %s%s", step.str(),
+                                          integral ? " as an integer" : ""));
+  }
+  const bool up = integral ? sti > 0 : st > 0;
+  if ((up && (integral ? ei < si : e < s)) || (!up && (integral ? ei > si : e > s))) {
     throw InvalidArgument(absl::StrFormat(
         "arange: upper bound %s and lower bound %s are inconsistent with step sign %s", end.str(),
         start.str(), step.str()));
   }
-  const double n_real = std::ceil((e - s) / st);
+  double n_real;
+  if (integral) {
+    // |end - start| in uint64: exact for any two int64 values.
+    const uint64_t span = up ? static_cast<uint64_t>(ei) - static_cast<uint64_t>(si)
+                             : static_cast<uint64_t>(si) - static_cast<uint64_t>(ei);
+    const uint64_t mag = sti > 0 ? static_cast<uint64_t>(sti) : 0 - static_cast<uint64_t>(sti);
+    n_real = static_cast<double>(span / mag + (span % mag != 0 ? 1 : 0));
+  } else {
+    n_real = std::ceil((e - s) / st);
+  }
   if (n_real > static_cast<double>(std::numeric_limits<int32_t>::max()) * 64) {
     throw ShapeError(absl::StrFormat("arange: %s -> %s step %s has too many elements", start.str(),
                                      end.str(), step.str()));
@@ -158,12 +183,21 @@ ImplRef Ops<B>::arange(const Scalar& start, const Scalar& end, const Scalar& ste
   const Dims sizes{n};
   return visit_compute_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    std::vector<HostElement<T>> host(static_cast<size_t>(n));
+    std::vector<HostElement<T>> host;
+    try {
+      host.resize(static_cast<size_t>(n));
+    } catch (const std::bad_alloc&) {
+      throw OutOfMemoryError(absl::StrFormat(
+          "arange: could not allocate %d bytes of host memory for %d %s values", n * sizeof(T), n,
+          dtype_name(dt)));
+    }
     for (int64_t i = 0; i < n; ++i) {
       if constexpr (std::is_floating_point_v<T>) {
         host[i] = static_cast<T>(s + st * static_cast<double>(i));
       } else {
-        host[i] = static_cast<T>(start.to<int64_t>() + step.to<int64_t>() * i);
+        // Within [start, end): no overflow; computed unsigned so no step can be UB.
+        host[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(si) +
+                                                      static_cast<uint64_t>(sti) * static_cast<uint64_t>(i)));
       }
     }
     return from_host(host.data(), host.size() * sizeof(HostElement<T>), dt, sizes,
@@ -234,7 +268,8 @@ template <class B>
 ImplRef Ops<B>::from_blob(void* data, IntSpan sizes, std::optional<IntSpan> strides, ScalarType dtype,
                           TensorShapeDynamism dyn, std::function<void(void*)> deleter,
                           const char* op) {
-  if (data == nullptr) {
+  // A null pointer is fine for no elements (ATen's from_blob(nullptr, {0}) is an empty tensor).
+  if (data == nullptr && Unwrap(checked_numel(sizes, op)) != 0) {
     throw InvalidArgument(absl::StrFormat(
         "%s: data pointer is null (shape %s, %s); pass a valid buffer that outlives the tensor",
         op, shape_str(sizes), dtype_name(dtype)));
@@ -387,6 +422,12 @@ template <class B>
 ImplRef Ops<B>::binary(BinaryOp op, const TensorImpl& a, const Scalar& s, bool scalar_first) {
   const char* name = op_name(op);
   check_computable(name, a.scalar_type());
+  // ATen computes x ** 0.5 as sqrt(x) and x ** -0.5 as rsqrt(x), which differ from pow on
+  // special values ((-inf) ** 0.5 is NaN, (-0.) ** -0.5 is -inf): the same here.
+  if (op == BinaryOp::kPow && !scalar_first && s.is_floating_point() &&
+      (s.to_double() == 0.5 || s.to_double() == -0.5) && a.scalar_type() != ScalarType::Bool) {
+    return unary(s.to_double() > 0 ? UnaryOp::kSqrt : UnaryOp::kRsqrt, a);
+  }
   if (op == BinaryOp::kPow && !scalar_first) detail::check_int_pow_scalar(a.scalar_type(), s);
   const ScalarType common = promote_with_scalar(a.scalar_type(), s);
   const ScalarType compute =
@@ -750,7 +791,16 @@ ImplRef Ops<B>::index_select(const TensorImpl& t, int64_t dim, const TensorImpl&
                                      shape_str(index.sizes())));
   }
   if (t.dim() == 0) {
-    throw ShapeError(absl::StrFormat("%s: cannot index a 0-dim tensor; unsqueeze it first", op));
+    // As ATen: a 0-dim tensor is indexed as one of size 1 by one index (which must be 0), and the
+    // result is 0-dim.
+    if (index.numel() != 1) {
+      throw ShapeError(absl::StrFormat("%s: a 0-dim tensor takes exactly one index, got %d", op,
+                                       index.numel()));
+    }
+    if (dim != 0 && dim != -1) Unwrap(wrap_dim(dim, 0, op));  // "dim out of range" as for any 0-dim op
+    ImplRef one = make_view(t, Dims{1}, Dims{1}, t.storage_offset());
+    ImplRef r = index_select(*one, 0, index, op);
+    return make_view(*r, Dims{}, Dims{}, r->storage_offset());
   }
   const int64_t d = Unwrap(wrap_dim(dim, t.dim(), op));
   ImplRef idx = to_dtype(index, ScalarType::Long, op);
@@ -812,7 +862,11 @@ ImplRef Ops<B>::cat(const std::vector<const TensorImpl*>& tensors, int64_t dim) 
             shape_str(ref->sizes()), j));
       }
     }
-    total += t->size(d);
+    if (__builtin_add_overflow(total, t->size(d), &total)) {
+      throw ShapeError(absl::StrFormat(
+          "cat: the sizes along dim %d add up to more than int64 holds (overflow at tensor %d, "
+          "shape %s)", d, i, shape_str(t->sizes())));
+    }
   }
   sizes[d] = total;
   ImplRef out = empty(sizes, dt, TensorShapeDynamism::DYNAMIC_BOUND, "cat");
@@ -862,7 +916,12 @@ absl::Status Ops<B>::resize(TensorImpl& t, IntSpan sizes) {
                        shape_str(t.sizes()), shape_str(t.strides()));
   }
   if (*numel > t.capacity()) {  // DYNAMIC_UNBOUND growth: reallocate and keep the old contents.
-    const size_t nbytes = static_cast<size_t>(*numel) * t.element_size();
+    int64_t signed_bytes;
+    if (__builtin_mul_overflow(*numel, static_cast<int64_t>(t.element_size()), &signed_bytes)) {
+      return ShapeStatus("resize: shape %s of %s overflows the addressable byte count", shape_str(sizes),
+                         dtype_name(t.scalar_type()));
+    }
+    const size_t nbytes = static_cast<size_t>(signed_bytes);
     absl::StatusOr<void*> p = allocate_with_retry<B>(nbytes);
     if (!p.ok()) {
       return MakeStatus(ErrorKind::kOutOfMemory, absl::StatusCode::kResourceExhausted,

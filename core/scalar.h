@@ -14,6 +14,14 @@
 
 namespace custody {
 
+// A double as an int64 without undefined behaviour: truncated toward zero when
+// it is in [-2^63, 2^63), else (NaN, infinities, beyond) INT64_MIN, the value
+// x86-64's conversion gives (Note [Float to integer], core/element_ops.h).
+constexpr int64_t truncate_to_int64(double d) {
+  return d >= -9223372036854775808.0 && d < 9223372036854775808.0 ? static_cast<int64_t>(d)
+                                                                  : INT64_MIN;
+}
+
 class Scalar {
  public:
   enum class Kind : uint8_t { kBool, kInt, kFloat };
@@ -25,7 +33,8 @@ class Scalar {
   Scalar(T v) : kind_(Kind::kInt), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}
   template <class T>
     requires std::is_floating_point_v<T>
-  Scalar(T v) : kind_(Kind::kFloat), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}
+  Scalar(T v)
+      : kind_(Kind::kFloat), i_(truncate_to_int64(static_cast<double>(v))), d_(static_cast<double>(v)) {}
   Scalar(Half v) : Scalar(static_cast<float>(v)) {}
   Scalar(BFloat16 v) : Scalar(static_cast<float>(v)) {}
 
@@ -43,7 +52,7 @@ class Scalar {
       return static_cast<T>(static_cast<std::conditional_t<std::is_same_v<T, double>, double, float>>(
           kind_ == Kind::kFloat ? d_ : static_cast<double>(i_)));
     } else {
-      return static_cast<T>(kind_ == Kind::kFloat ? static_cast<int64_t>(d_) : i_);
+      return static_cast<T>(kind_ == Kind::kFloat ? truncate_to_int64(d_) : i_);
     }
   }
   double to_double() const { return kind_ == Kind::kFloat ? d_ : static_cast<double>(i_); }

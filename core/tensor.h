@@ -390,8 +390,8 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   BasicTensor name(int64_t dim, bool keepdim = false) const {                              \
     return adopt(Ops::reduce(code, this->checked_impl(#name), IntSpan(&dim, 1), keepdim)); \
   }                                                                                        \
+  /* An empty list reduces over every dim, as ATen's sum(x, IntArrayRef{}). */              \
   BasicTensor name(IntSpan dims, bool keepdim = false) const {                             \
-    if (dims.empty()) throw ShapeError(#name ": expected at least one dim");               \
     return adopt(Ops::reduce(code, this->checked_impl(#name), dims, keepdim));             \
   }                                                                                        \
   BasicTensor name(std::initializer_list<int64_t> dims, bool keepdim = false) const {      \

@@ -143,7 +143,8 @@ absl::StatusOr<ImplRef> expand(const TensorImpl& t, IntSpan target) {
   for (size_t i = 0; i < target.size(); ++i) {
     if (i < lead) {
       if (target[i] < 0) {
-        return ShapeStatus("expand: size -1 is not allowed in a new leading dim (%s)", shape_str(target));
+        return ShapeStatus("expand: size %d is not allowed in a new leading dim (%s)", target[i],
+                           shape_str(target));
       }
       sizes[i] = target[i];
       strides[i] = 0;
@@ -163,6 +164,9 @@ absl::StatusOr<ImplRef> expand(const TensorImpl& t, IntSpan target) {
                          want, have, i, shape_str(t.sizes()), shape_str(target));
     }
   }
+  // A view's element count must fit in int64, as every tensor's (ATen: "numel: integer
+  // multiplication overflow"), though its storage holds only the original elements.
+  if (absl::StatusOr<int64_t> n = checked_numel(sizes, "expand"); !n.ok()) return n.status();
   return make_view(t, sizes, strides, t.storage_offset());
 }
 

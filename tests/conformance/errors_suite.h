@@ -315,7 +315,9 @@ TYPED_TEST_P(ErrorsTest, FullAndFillRefuseAValueTheDtypeCannotHold) {
   const std::vector<int64_t> s{2};
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::full(s, 300, ScalarType::Byte), "full", "300", "uint8",
                         "overflow");
-  CUSTODY_EXPECT_THROWS(InvalidArgument, T::full(s, -1, ScalarType::Byte), "full", "uint8");
+  CUSTODY_EXPECT_THROWS(InvalidArgument, T::full(s, -256, ScalarType::Byte), "full", "uint8");
+  // As c10: a negative integer goes into an unsigned type while -v fits (-1 -> 255).
+  EXPECT_EQ(values_of(T::full(s, -1, ScalarType::Byte)), std::vector<double>({255, 255}));
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::full(s, int64_t{1} << 40, ScalarType::Int), "full",
                         "int32");
   CUSTODY_EXPECT_THROWS(InvalidArgument, T::full(s, 1e300, ScalarType::Float), "full", "float32");

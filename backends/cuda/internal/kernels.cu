@@ -410,9 +410,7 @@ __global__ void finish_reduce(T* out, const Acc* acc, ReduceGeometry g, bool mea
   const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; s < g.segments;
        s += step) {
-    Acc a = acc[s];
-    if (mean) a = a / static_cast<Acc>(g.count);
-    out[g.out_offset(s)] = static_cast<T>(a);
+    out[g.out_offset(s)] = mean ? element::mean_of<T>(acc[s], g.count) : static_cast<T>(acc[s]);
   }
 }
 

@@ -242,7 +242,7 @@ bool reduce_leading_dims(ReduceOp op, const KernelView& out, const KernelView& i
   }, /*work=*/rows * cols);
   std::vector<Store<T>> res(acc.size());
   for (size_t j = 0; j < acc.size(); ++j) {
-    res[j] = static_cast<T>(op == ReduceOp::kMean ? acc[j] / static_cast<double>(rows) : acc[j]);
+    res[j] = op == ReduceOp::kMean ? element::mean_of<T>(acc[j], rows) : static_cast<T>(acc[j]);
   }
   write_out(out, res);
   return true;
@@ -311,7 +311,7 @@ bool reduce_trailing_dims(ReduceOp op, const KernelView& out, const KernelView& 
     double s = 0.0;
     for (int64_t c = 0; c < chunks; ++c) s += part[static_cast<size_t>(r * chunks + c)];
     res[static_cast<size_t>(r)] =
-        static_cast<T>(op == ReduceOp::kMean ? s / static_cast<double>(cols) : s);
+        op == ReduceOp::kMean ? element::mean_of<T>(s, cols) : static_cast<T>(s);
   }
   write_out(out, res);
   return true;
@@ -340,8 +340,8 @@ absl::Status reduce_loop(ReduceOp op, const KernelView& out, const KernelView& i
           if constexpr (kFloat<T>) acc[o] += v;
           else acc[o] = static_cast<Acc>(wrap_add<T>(static_cast<T>(acc[o]), v));
         });
-        if (op == ReduceOp::kMean) {
-          for (auto& a : acc) a = a / static_cast<Acc>(count);  // count 0 gives nan, as ATen
+        if (op == ReduceOp::kMean) {  // count 0 gives nan, as ATen
+          for (auto& a : acc) a = static_cast<Acc>(element::mean_of<Store<T>>(a, count));
         }
         std::vector<Store<T>> res(acc.begin(), acc.end());
         write_out(out, res);
