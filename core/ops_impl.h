@@ -275,6 +275,13 @@ ImplRef Ops<B>::from_blob(void* data, IntSpan sizes, std::optional<IntSpan> stri
         op, shape_str(sizes), dtype_name(dtype)));
   }
   Unwrap(checked_numel(sizes, op));
+  // Kernels read elements as their type: memory not aligned to it would be undefined behaviour
+  // in every loop (and a fault on some devices), so it is refused here, alike on every backend.
+  if (reinterpret_cast<uintptr_t>(data) % element_size(dtype) != 0) {
+    throw InvalidArgument(absl::StrFormat(
+        "%s: data pointer %p is not aligned to %d bytes, as a %s tensor needs; copy the data to an "
+        "aligned buffer (from_vector does)", op, data, element_size(dtype), dtype_name(dtype)));
+  }
   const Dims st = strides ? Dims(strides->begin(), strides->end()) : contiguous_strides(sizes);
   if (st.size() != sizes.size()) {
     throw ShapeError(absl::StrFormat("%s: sizes %s and strides %s have different lengths", op,
