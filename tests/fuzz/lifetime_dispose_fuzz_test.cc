@@ -33,11 +33,7 @@ struct Rules<dispose::Policy> {
     const int64_t numel = h.m.valid(s) ? Numel(h.m.tensor_of(s).sizes) : -1;
     bool ok = true;
     std::thread th([t = h.slots[s], numel, &ok]() mutable {
-      try {
-        ok = t.numel() == numel;
-      } catch (const LifetimeError&) {
-        ok = numel < 0;
-      }
+      ok = numel_as_modelled(t, numel);
       t.dispose();
     });
     th.join();

@@ -115,6 +115,17 @@ inline int64_t Numel(const std::vector<int64_t>& s) {
   return n;
 }
 
+// On another thread: whether `t` behaves as the model says, its numel (a live
+// handle) or a LifetimeError (`numel` < 0: the model says it is not valid).
+template <class T>
+bool numel_as_modelled(const T& t, int64_t numel) {
+  try {
+    return t.numel() == numel;
+  } catch (const LifetimeError&) {
+    return numel < 0;
+  }
+}
+
 inline std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& s) {
   std::vector<int64_t> st(s.size());
   int64_t n = 1;

@@ -40,11 +40,7 @@ struct Rules<gc::Policy> {
     std::thread th([&copy, numel, &ok] {
       gc::ThreadRegistration reg;
       T t = copy;
-      try {
-        ok = t.numel() == numel;
-      } catch (const LifetimeError&) {
-        ok = numel < 0;
-      }
+      ok = numel_as_modelled(t, numel);
       t.dispose();
     });
     th.join();

@@ -42,11 +42,7 @@ struct Rules<manual::Policy> {
     const int64_t numel = h.m.valid(s) ? Numel(h.m.tensor_of(s).sizes) : -1;
     bool ok = true, threw = false;
     std::thread th([t = h.slots[s], numel, &ok, &threw] {
-      try {
-        ok = t.numel() == numel;
-      } catch (const LifetimeError&) {
-        ok = numel < 0;
-      }
+      ok = numel_as_modelled(t, numel);
       try {
         manual::free(t);
       } catch (const LifetimeError&) {

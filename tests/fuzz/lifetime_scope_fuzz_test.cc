@@ -47,11 +47,7 @@ struct Rules<scope::Policy> {
     bool ok = true;
     if (r >= 0) h.m.refs[r].handles++;
     std::thread th([t = h.slots[s], numel, &ok]() mutable {
-      try {
-        ok = t.numel() == numel;
-      } catch (const LifetimeError&) {
-        ok = numel < 0;
-      }
+      ok = numel_as_modelled(t, numel);
       t.dispose();
     });
     th.join();

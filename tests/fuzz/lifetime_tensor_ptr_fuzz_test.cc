@@ -39,11 +39,7 @@ struct Rules<tensor_ptr::Policy> {
     h.m.slot[s] = -1;
     bool ok = true;
     std::thread th([t = std::move(t), numel, &ok]() mutable {
-      try {
-        ok = t.numel() == numel;
-      } catch (const LifetimeError&) {
-        ok = numel < 0;
-      }
+      ok = numel_as_modelled(t, numel);
       t.reset();
     });
     th.join();
