@@ -69,6 +69,14 @@ absl::Status ShapeStatus(const absl::FormatSpec<Args...>& fmt, const Args&... ar
   return MakeStatus(ErrorKind::kShape, absl::StatusCode::kInvalidArgument,
                     absl::StrFormat(fmt, args...));
 }
+// A shape change the tensor's rules do not allow (resize past its dynamism or
+// rank): ShapeError when thrown, status code kUnimplemented — ExecuTorch's
+// Error::NotSupported for the same violations.
+template <class... Args>
+absl::Status ShapeNotSupportedStatus(const absl::FormatSpec<Args...>& fmt, const Args&... args) {
+  return MakeStatus(ErrorKind::kShape, absl::StatusCode::kUnimplemented,
+                    absl::StrFormat(fmt, args...));
+}
 template <class... Args>
 absl::Status DTypeStatus(const absl::FormatSpec<Args...>& fmt, const Args&... args) {
   return MakeStatus(ErrorKind::kDType, absl::StatusCode::kInvalidArgument,

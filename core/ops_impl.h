@@ -895,7 +895,7 @@ ImplRef Ops<B>::cat(const std::vector<const TensorImpl*>& tensors, int64_t dim) 
 template <class B>
 absl::Status Ops<B>::resize(TensorImpl& t, IntSpan sizes) {
   if (static_cast<int64_t>(sizes.size()) != t.dim()) {
-    return ShapeStatus("resize: the rank of a tensor is immutable: shape %s (rank %d) cannot become "
+    return ShapeNotSupportedStatus("resize: the rank of a tensor is immutable: shape %s (rank %d) cannot become "
                        "%s (rank %d)", shape_str(t.sizes()), t.dim(), shape_str(sizes), sizes.size());
   }
   if (std::equal(sizes.begin(), sizes.end(), t.sizes().begin(), t.sizes().end())) {
@@ -905,12 +905,12 @@ absl::Status Ops<B>::resize(TensorImpl& t, IntSpan sizes) {
   if (!numel.ok()) return numel.status();
   switch (t.shape_dynamism()) {
     case TensorShapeDynamism::STATIC:
-      return ShapeStatus("resize: cannot resize a STATIC tensor of shape %s to %s; create it with "
+      return ShapeNotSupportedStatus("resize: cannot resize a STATIC tensor of shape %s to %s; create it with "
                          "DYNAMIC_BOUND or DYNAMIC_UNBOUND dynamism", shape_str(t.sizes()),
                          shape_str(sizes));
     case TensorShapeDynamism::DYNAMIC_BOUND:
       if (*numel > t.capacity()) {
-        return ShapeStatus("resize: a DYNAMIC_BOUND tensor with capacity %d elements cannot be "
+        return ShapeNotSupportedStatus("resize: a DYNAMIC_BOUND tensor with capacity %d elements cannot be "
                            "resized from %s to %s (%d elements)", t.capacity(),
                            shape_str(t.sizes()), shape_str(sizes), *numel);
       }
@@ -919,7 +919,7 @@ absl::Status Ops<B>::resize(TensorImpl& t, IntSpan sizes) {
       break;
   }
   if (!t.is_contiguous()) {
-    return ShapeStatus("resize: only contiguous tensors can be resized (shape %s, strides %s)",
+    return ShapeNotSupportedStatus("resize: only contiguous tensors can be resized (shape %s, strides %s)",
                        shape_str(t.sizes()), shape_str(t.strides()));
   }
   if (*numel > t.capacity()) {  // DYNAMIC_UNBOUND growth: reallocate and keep the old contents.

@@ -7,15 +7,15 @@
 namespace custody {
 
 std::string Device::str() const {
-  switch (type) {
+  switch (type_) {
     case DeviceType::kCPU:
       return "cpu";
     case DeviceType::kCUDA:
-      return absl::StrCat("cuda:", index);
+      return absl::StrCat("cuda:", index_);
     case DeviceType::kOpaque:
-      return absl::StrCat("opaque:", index);
+      return absl::StrCat("opaque:", index_);
   }
-  return absl::StrCat("device", static_cast<int>(type), ":", index);
+  return absl::StrCat("device", static_cast<int>(type_), ":", index_);
 }
 
 Storage::Storage(void* data, size_t nbytes, Device device, MemoryStats* stats, FreeFn free_fn)

@@ -25,14 +25,23 @@ namespace custody {
 
 // kOpaque: the test backend of backends/opaque, host memory behind addresses
 // the host must not dereference (a stand-in for a device in CI).
-enum class DeviceType : uint8_t { kCPU = 0, kCUDA = 1, kOpaque = 2 };
+// CPU and CUDA are ExecuTorch's spellings of the same values.
+enum class DeviceType : uint8_t { kCPU = 0, kCUDA = 1, kOpaque = 2, CPU = kCPU, CUDA = kCUDA };
 
-struct Device {
-  DeviceType type = DeviceType::kCPU;
-  int index = 0;
-  bool is_cpu() const { return type == DeviceType::kCPU; }
+// Where a tensor's memory lives. `type()` and `index()` are methods, as
+// ExecuTorch's and c10's Device have them.
+class Device {
+ public:
+  constexpr Device(DeviceType type = DeviceType::kCPU, int index = 0) : type_(type), index_(index) {}
+  constexpr DeviceType type() const { return type_; }
+  constexpr int index() const { return index_; }
+  constexpr bool is_cpu() const { return type_ == DeviceType::kCPU; }
   std::string str() const;  // "cpu", "cuda:0", "opaque:0"
   friend bool operator==(const Device&, const Device&) = default;
+
+ private:
+  DeviceType type_;
+  int index_;
 };
 
 namespace internal {

@@ -136,6 +136,13 @@ class TensorImpl final : public RefCounted {
   template <class T> const T* const_data_ptr() const { return static_cast<const T*>(checked_data<T>()); }
   template <class T> T* mutable_data_ptr() const { return static_cast<T*>(checked_data<T>()); }
   template <class T> T* data_ptr() const { return mutable_data_ptr<T>(); }
+  // Untyped, as ExecuTorch's Tensor has them.
+  const void* const_data_ptr() const { return data(); }
+  void* mutable_data_ptr() const { return data(); }
+  // ExecuTorch's Tensor is a handle over a TensorImpl; here the TensorImpl is
+  // what `*tensor_ptr` gives, so this returns itself (code that goes through
+  // `tensor.unsafeGetTensorImpl()->...` ports unchanged).
+  TensorImpl* unsafeGetTensorImpl() const { return const_cast<TensorImpl*>(this); }
 
   // Metadata changes used by resize (core/ops_impl.h); not for general use.
   void set_sizes_contiguous(IntSpan sizes, int64_t numel);

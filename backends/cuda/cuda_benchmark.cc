@@ -107,7 +107,7 @@ bool cuda_ok_or_error(benchmark::State& state, cudaError_t err, const char* what
 // returns that one, whatever the stats argument).
 absl::StatusOr<cudaStream_t> backend_stream() {
   absl::StatusOr<cuda_internal::DeviceAllocator*> a =
-      cuda_internal::DeviceAllocator::for_device(Cuda::device().index, &Cuda::stats());
+      cuda_internal::DeviceAllocator::for_device(Cuda::device().index(), &Cuda::stats());
   if (!a.ok()) return a.status();
   return (*a)->stream();
 }

@@ -585,7 +585,7 @@ TYPED_TEST_P(GcContractTest, PressureIsCountedPerDevice) {
   const Device here = B::device();
   // Another device than the backend's: allocations there (reported as a device
   // backend's would be, through core's observer) add no pressure here.
-  const Device other{here.type, here.index + 1};
+  const Device other{here.type(), here.index() + 1};
   gc_contract::collect_clean();
   gc::ScopedPressureTrigger trigger(8 * gc_contract::kMiB, /*time_budget=*/1.0);
   const gc::Stats g0 = gc::stats();

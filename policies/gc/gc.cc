@@ -48,8 +48,8 @@ namespace {
 constexpr int kIndicesPerType = 16;
 constexpr int kDeviceTypes = 3;  // DeviceType: kCPU, kCUDA, kOpaque
 int device_slot(Device d) {
-  const int type = std::min(static_cast<int>(d.type), kDeviceTypes - 1);
-  return type * kIndicesPerType + std::clamp(d.index, 0, kIndicesPerType - 1);
+  const int type = std::min(static_cast<int>(d.type()), kDeviceTypes - 1);
+  return type * kIndicesPerType + std::clamp(d.index(), 0, kIndicesPerType - 1);
 }
 
 struct Counters {

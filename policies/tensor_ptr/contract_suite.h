@@ -330,7 +330,7 @@ TYPED_TEST_P(TensorPtrContractTest, UsingANullTensorPtrThrowsLifetimeErrorNaming
   m = lifetime_message([&] { (void)null.template to_vector<float>(); });
   EXPECT_TRUE(names(m, "to_vector")) << m;
   m = lifetime_message([&] { (void)clone_tensor_ptr(null); });
-  EXPECT_TRUE(names(m, "clone")) << m;
+  EXPECT_TRUE(names(m, "clone_tensor_ptr")) << m;
   m = lifetime_message([&] { (void)make_tensor_ptr<B>(null); });
   EXPECT_TRUE(names(m, "make_tensor_ptr")) << m;
   EXPECT_EQ(vals<float>(t), (std::vector<float>{1, 2})) << "the valid input is untouched";

@@ -45,12 +45,9 @@ Dims resolve_strides(const char* op, IntSpan sizes, const std::vector<DimOrderTy
   return contiguous_strides(sizes);
 }
 
-void check_dense_strides(const char* op, IntSpan sizes, IntSpan strides) {
-  if (strides.size() != sizes.size()) {
-    throw ShapeError(absl::StrFormat("%s: strides %s and sizes %s have different lengths", op,
-                                     shape_str(strides), shape_str(sizes)));
-  }
-  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return;  // no elements
+bool is_dense(IntSpan sizes, IntSpan strides) {
+  if (strides.size() != sizes.size()) return false;
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return true;  // no elements
   // Innermost first; size-1 dims are never stepped over, so their strides do not matter.
   std::vector<size_t> dims;
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -60,13 +57,32 @@ void check_dense_strides(const char* op, IntSpan sizes, IntSpan strides) {
                    [&](size_t a, size_t b) { return strides[a] < strides[b]; });
   int64_t expected = 1;
   for (size_t d : dims) {
-    if (strides[d] != expected) {
-      throw ShapeError(absl::StrFormat(
-          "%s: strides %s do not lay out sizes %s densely; data given by value is the tensor's "
-          "memory, so its strides must be a permutation of row-major (wrap other layouts with "
-          "from_blob)", op, shape_str(strides), shape_str(sizes)));
-    }
+    if (strides[d] != expected) return false;
     expected *= sizes[d];
+  }
+  return true;
+}
+
+void check_dense_strides(const char* op, IntSpan sizes, IntSpan strides) {
+  if (strides.size() != sizes.size()) {
+    throw ShapeError(absl::StrFormat("%s: strides %s and sizes %s have different lengths", op,
+                                     shape_str(strides), shape_str(sizes)));
+  }
+  if (!is_dense(sizes, strides)) {
+    throw ShapeError(absl::StrFormat(
+        "%s: strides %s do not lay out sizes %s densely; data given by value is the tensor's "
+        "memory, so its strides must be a permutation of row-major (wrap other layouts with "
+        "from_blob)", op, shape_str(strides), shape_str(sizes)));
+  }
+}
+
+void check_device(const char* op, Device device, Device backend_device, const char* backend_name) {
+  if (device != backend_device) {
+    throw DeviceError(absl::StrFormat(
+        "%s: the data is on %s but a TensorPtr of backend %s lives on %s; use that device's "
+        "backend as the first template argument (e.g. make_tensor_ptr<custody::Cuda>(...)), or "
+        "clone_tensor_ptr_to<Backend>(t) to copy between devices",
+        op, device.str(), backend_name, backend_device.str()));
   }
 }
 

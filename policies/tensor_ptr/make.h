@@ -71,9 +71,86 @@ using custody::internal::Unwrap;
 Dims resolve_strides(const char* op, IntSpan sizes, const std::vector<DimOrderType>& dim_order,
                      const std::vector<StridesType>& strides);
 
-// ShapeError unless `strides` lay `sizes` out densely (a permutation of row-major:
-// every element of a numel-sized buffer used exactly once), as ExecuTorch requires.
+// Whether `strides` lay `sizes` out densely (a permutation of row-major: every
+// element of a numel-sized buffer used exactly once).
+bool is_dense(IntSpan sizes, IntSpan strides);
+// ShapeError unless is_dense, as ExecuTorch requires of data given by value.
 void check_dense_strides(const char* op, IntSpan sizes, IntSpan strides);
+
+// DeviceError unless `device` is backend B's: a TensorPtrOn<B> always lives on
+// B's device (the backend is part of its type).
+void check_device(const char* op, Device device, Device backend_device, const char* backend_name);
+template <class B>
+void check_device(const char* op, Device device) {
+  check_device(op, device, B::device(), B::name);
+}
+
+// ExecuTorch's view of `t` (make_tensor_ptr(tensor, sizes, dim_order, strides)):
+// empty `sizes` keeps t's sizes; with no dim order and no strides, the same
+// shape keeps t's strides and a same-rank reshape keeps t's dim order; the view
+// may have fewer elements than t, not more. With a deleter, the view gets its own
+// storage record over t's data, which keeps t's storage alive and runs the
+// deleter when the view goes.
+template <class B>
+ImplRef view_of(const TensorImpl& t, std::vector<SizesType> sizes, std::vector<DimOrderType> dim_order,
+                std::vector<StridesType> strides, std::function<void(void*)> deleter) {
+  const char* op = "make_tensor_ptr";
+  check_device<B>(op, t.device());
+  if (sizes.empty()) sizes.assign(t.sizes().begin(), t.sizes().end());
+  const int64_t numel = Unwrap(checked_numel(sizes, op));
+  if (numel > t.numel()) {
+    throw ShapeError(absl::StrFormat(
+        "%s: the view's sizes %s have %d elements but the source tensor (sizes %s) only has %d", op,
+        shape_str(sizes), numel, shape_str(t.sizes()), t.numel()));
+  }
+  const bool same_rank = static_cast<int64_t>(sizes.size()) == t.dim();
+  const bool same_shape = same_rank && std::equal(sizes.begin(), sizes.end(), t.sizes().begin());
+  Dims st;
+  if (dim_order.empty() && strides.empty() && same_shape) {
+    st.assign(t.strides().begin(), t.strides().end());
+  } else {
+    if (dim_order.empty() && strides.empty() && same_rank) {
+      const Dims order = t.dim_order();
+      dim_order.assign(order.begin(), order.end());
+    }
+    st = resolve_strides(op, sizes, dim_order, strides);
+    check_dense_strides(op, sizes, st);  // as ExecuTorch: strides that a dim order gives
+  }
+  const int64_t extent = Unwrap(storage_extent(sizes, st, op));
+  const size_t end_bytes = static_cast<size_t>(t.storage_offset() + extent) * t.element_size();
+  if (end_bytes > t.storage()->nbytes()) {
+    throw ShapeError(absl::StrFormat(
+        "%s: a view of sizes %s and strides %s needs %d bytes but the tensor's storage has %d", op,
+        shape_str(sizes), shape_str(st), end_bytes, t.storage()->nbytes()));
+  }
+  if (!deleter) return custody::internal::make_view(t, sizes, st, t.storage_offset());
+  Ref<Storage> keep = t.storage();
+  return Ops<B>::from_blob(t.data(), sizes, IntSpan(st), t.scalar_type(), t.shape_dynamism(),
+                           [keep = std::move(keep), d = std::move(deleter)](void* p) mutable {
+                             d(p);
+                             keep.reset();
+                           },
+                           op);
+}
+
+// A copy of `t` in dtype `type` that owns its data (canCast rules), with t's
+// sizes, dynamism and — when t is dense — its strides (so its dim order), as
+// ExecuTorch's clone keeps them; a non-dense view (narrow, select, expand)
+// comes out contiguous.
+template <class B>
+ImplRef clone_as(const char* op, const TensorImpl& t, ScalarType type) {
+  check_device<B>(op, t.device());
+  if (t.scalar_type() != type && !can_cast(t.scalar_type(), type)) {
+    throw DTypeError(absl::StrFormat(
+        "%s: cannot cast a tensor of dtype %s to %s (floating -> integral and non-bool -> bool "
+        "casts lose information)", op, dtype_name(t.scalar_type()), dtype_name(type)));
+  }
+  const Dims st = is_dense(t.sizes(), t.strides()) ? Dims(t.strides().begin(), t.strides().end())
+                                                   : contiguous_strides(t.sizes());
+  ImplRef out = Ops<B>::empty_strided(t.sizes(), st, type, t.shape_dynamism(), op);
+  if (t.numel() > 0) ThrowIfError(B::copy(custody::internal::kernel_view(*out), custody::internal::kernel_view(t)));
+  return out;
+}
 
 template <class To, class From>
 To cast_value(From v) {
@@ -122,7 +199,7 @@ ImplRef from_values(const char* op, IntSpan sizes, IntSpan strides, const std::v
 
 // A 0-dim tensor holding `value`, dtype deduced from T.
 template <class B = DefaultBackend, class T>
-  requires std::is_arithmetic_v<T>
+  requires Backend<B> && std::is_arithmetic_v<T>
 TensorPtrOn<B> make_tensor_ptr(T value) {
   return TensorPtrOn<B>::adopt(internal::from_values<B, T>(
       "make_tensor_ptr", IntSpan(), IntSpan(), std::vector<T>{value}, scalar_type_of<T>,
@@ -131,7 +208,7 @@ TensorPtrOn<B> make_tensor_ptr(T value) {
 
 // A 0-dim tensor holding `value` cast to `type` (canCast rules).
 template <class B = DefaultBackend, class T>
-  requires std::is_arithmetic_v<T>
+  requires Backend<B> && std::is_arithmetic_v<T>
 TensorPtrOn<B> make_tensor_ptr(T value, ScalarType type) {
   return TensorPtrOn<B>::adopt(internal::from_values<B, T>(
       "make_tensor_ptr", IntSpan(), IntSpan(), std::vector<T>{value}, type,
@@ -143,7 +220,7 @@ TensorPtrOn<B> make_tensor_ptr(T value, ScalarType type) {
 // Sizes + data (owned copy, in storage order as ExecuTorch). Strides come from
 // `strides`, else `dim_order`, else row-major, and must be dense (ShapeError). `type` defaults to T's dtype; a different one casts (canCast rules).
 template <class B = DefaultBackend, class T>
-  requires kIsScalarCppType<T>
+  requires Backend<B> && kIsScalarCppType<T>
 TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<T> data,
                                std::vector<DimOrderType> dim_order = {},
                                std::vector<StridesType> strides = {},
@@ -156,7 +233,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<T> data
 
 // 1-D data (owned copy) cast to `type` (canCast rules).
 template <class B = DefaultBackend, class T>
-  requires kIsScalarCppType<T>
+  requires Backend<B> && kIsScalarCppType<T>
 TensorPtrOn<B> make_tensor_ptr(std::vector<T> data, ScalarType type = scalar_type_of<T>,
                                TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   const std::vector<SizesType> sizes{static_cast<SizesType>(data.size())};
@@ -166,7 +243,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<T> data, ScalarType type = scalar_typ
 
 // Sizes + an initializer list of values (so `make_tensor_ptr({2, 3}, {1.f, ...})` deduces T).
 template <class B = DefaultBackend, class T>
-  requires kIsScalarCppType<T>
+  requires Backend<B> && kIsScalarCppType<T>
 TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::initializer_list<T> list,
                                std::vector<DimOrderType> dim_order = {},
                                std::vector<StridesType> strides = {},
@@ -178,33 +255,97 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::initializer_li
 
 // 1-D values from an initializer list, cast to `type`.
 template <class B = DefaultBackend, class T>
-  requires kIsScalarCppType<T>
+  requires Backend<B> && kIsScalarCppType<T>
 TensorPtrOn<B> make_tensor_ptr(std::initializer_list<T> list, ScalarType type = scalar_type_of<T>,
                                TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return make_tensor_ptr<B, T>(std::vector<T>(list), type, dynamism);
 }
 
-// Raw bytes reinterpreted as `type`; their count must be exactly numel * element_size.
-template <class B = DefaultBackend>
-TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<uint8_t> data,
-                               ScalarType type,
+// ---- the element type first: make_tensor_ptr<float>(...) -----------------------------
+// ExecuTorch names the element type as the first template argument; custody's
+// first template argument is the backend. These overloads take an element type
+// there instead (their T is not deduced, so calls without template arguments
+// pick the overloads above) and make the tensor on the default backend.
+
+template <class T, class B = DefaultBackend>
+  requires(!Backend<T>) && kIsScalarCppType<T>
+TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<std::type_identity_t<T>> data,
+                               std::vector<DimOrderType> dim_order = {},
+                               std::vector<StridesType> strides = {},
+                               ScalarType type = scalar_type_of<T>,
                                TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
-  const int64_t numel = internal::Unwrap(checked_numel(sizes, "make_tensor_ptr"));
+  return make_tensor_ptr<B, T>(std::move(sizes), std::move(data), std::move(dim_order),
+                               std::move(strides), type, dynamism);
+}
+template <class T, class B = DefaultBackend>
+  requires(!Backend<T>) && kIsScalarCppType<T>
+TensorPtrOn<B> make_tensor_ptr(std::vector<std::type_identity_t<T>> data, ScalarType type = scalar_type_of<T>,
+                               TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
+  return make_tensor_ptr<B, T>(std::move(data), type, dynamism);
+}
+template <class T, class B = DefaultBackend>
+  requires(!Backend<T>) && kIsScalarCppType<T>
+TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes,
+                               std::initializer_list<std::type_identity_t<T>> list,
+                               std::vector<DimOrderType> dim_order = {},
+                               std::vector<StridesType> strides = {},
+                               ScalarType type = scalar_type_of<T>,
+                               TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
+  return make_tensor_ptr<B, T>(std::move(sizes), std::vector<T>(list), std::move(dim_order),
+                               std::move(strides), type, dynamism);
+}
+template <class T, class B = DefaultBackend>
+  requires(!Backend<T>) && kIsScalarCppType<T>
+TensorPtrOn<B> make_tensor_ptr(std::initializer_list<std::type_identity_t<T>> list,
+                               ScalarType type = scalar_type_of<T>,
+                               TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
+  return make_tensor_ptr<B, T>(std::vector<T>(list), type, dynamism);
+}
+template <class T, class B = DefaultBackend>
+  requires(!Backend<T>) && std::is_arithmetic_v<T>
+TensorPtrOn<B> make_tensor_ptr(std::type_identity_t<T> value) {
+  return make_tensor_ptr<B, T>(value);
+}
+
+// Raw bytes reinterpreted as `type` (float32 unless given, as in ExecuTorch:
+// `make_tensor_ptr({4}, bytes)` is 16 bytes of float, not 16 uint8 elements);
+// their count must be exactly numel * element_size. Strides come from `strides`,
+// else `dim_order`, else row-major, and must be dense.
+template <class B = DefaultBackend>
+  requires Backend<B>
+TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<uint8_t> data,
+                               std::vector<DimOrderType> dim_order,
+                               std::vector<StridesType> strides, ScalarType type = ScalarType::Float,
+                               TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
+  const char* op = "make_tensor_ptr";
+  const int64_t numel = internal::Unwrap(checked_numel(sizes, op));
   const size_t need = static_cast<size_t>(numel) * element_size(type);
   if (data.size() != need) {
     throw InvalidArgument(absl::StrFormat(
         "make_tensor_ptr: %d bytes of data do not match sizes %s of %s (need %d bytes)",
         data.size(), shape_str(sizes), dtype_name(type), need));
   }
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::from_host(data.data(), data.size(), type, sizes,
-                                                           dynamism, "make_tensor_ptr"));
+  const Dims st = internal::resolve_strides(op, sizes, dim_order, strides);
+  internal::check_dense_strides(op, sizes, st);
+  ImplRef out = internal::Ops<B>::empty_strided(sizes, st, type, dynamism, op);
+  if (!data.empty()) ThrowIfError(B::copy_from_host(out->data(), data.data(), data.size()));
+  return TensorPtrOn<B>::adopt(std::move(out));
+}
+template <class B = DefaultBackend>
+  requires Backend<B>
+TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<uint8_t> data,
+                               ScalarType type = ScalarType::Float,
+                               TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
+  return make_tensor_ptr<B>(std::move(sizes), std::move(data), {}, {}, type, dynamism);
 }
 
 // ---- borrowed data from pointers ----------------------------------------------------
 
 // Wraps `data` (memory of backend B) without copying. The caller keeps it alive
 // unless `deleter` is given, which runs once when the last reference goes.
+// Strides may be any that fit (ExecuTorch accepts only dense ones).
 template <class B = DefaultBackend>
+  requires Backend<B>
 TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data,
                                std::vector<DimOrderType> dim_order,
                                std::vector<StridesType> strides, ScalarType type = ScalarType::Float,
@@ -216,6 +357,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data,
 }
 
 template <class B = DefaultBackend>
+  requires Backend<B>
 TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data,
                                ScalarType type = ScalarType::Float,
                                TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND,
@@ -223,40 +365,136 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data,
   return make_tensor_ptr<B>(std::move(sizes), data, {}, {}, type, dynamism, std::move(deleter));
 }
 
+// The device forms (ExecuTorch: the device says where `data` already lives; no
+// data moves). `device` must be backend B's (DeviceError otherwise): to wrap
+// CUDA memory, make a TensorPtrOn<custody::Cuda>.
+template <class B = DefaultBackend>
+  requires Backend<B>
+TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data,
+                               std::vector<DimOrderType> dim_order,
+                               std::vector<StridesType> strides, ScalarType type, Device device,
+                               TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND,
+                               std::function<void(void*)> deleter = nullptr) {
+  internal::check_device<B>("make_tensor_ptr", device);
+  return make_tensor_ptr<B>(std::move(sizes), data, std::move(dim_order), std::move(strides), type,
+                            dynamism, std::move(deleter));
+}
+template <class B = DefaultBackend>
+  requires Backend<B>
+TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data, ScalarType type,
+                               Device device,
+                               TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND,
+                               std::function<void(void*)> deleter = nullptr) {
+  internal::check_device<B>("make_tensor_ptr", device);
+  return make_tensor_ptr<B>(std::move(sizes), data, {}, {}, type, dynamism, std::move(deleter));
+}
+
 // ---- views of existing tensors -------------------------------------------------------
 
-// A new TensorPtr with its own metadata over `tensor`'s data, keeping that data
-// alive. With `sizes` (and optionally strides/dim order) it reinterprets the
-// data; the view must fit inside the storage.
+// A new tensor with its own metadata over `tensor`'s data (it never copies),
+// with ExecuTorch's defaults: empty `sizes` keeps the source's sizes; with no
+// dim order and no strides, the same shape keeps the source's strides and a
+// same-rank reshape its dim order; other ranks are row-major. The view may have
+// fewer elements than the source, not more, and keeps its dtype and dynamism.
+// Unlike ExecuTorch's plain-Tensor form, the view always keeps the source's
+// memory alive (a custody view holds a reference to the storage); `deleter`,
+// if given, runs with the data pointer when the view goes.
+template <class B = DefaultBackend>
+  requires Backend<B>
+TensorPtrOn<B> make_tensor_ptr(const TensorImpl& tensor, std::vector<SizesType> sizes = {},
+                               std::vector<DimOrderType> dim_order = {},
+                               std::vector<StridesType> strides = {},
+                               std::function<void(void*)> deleter = nullptr) {
+  return TensorPtrOn<B>::adopt(internal::view_of<B>(tensor, std::move(sizes), std::move(dim_order),
+                                                    std::move(strides), std::move(deleter)));
+}
 template <class B>
 TensorPtrOn<B> make_tensor_ptr(const TensorPtrOn<B>& tensor, std::vector<SizesType> sizes = {},
                                std::vector<DimOrderType> dim_order = {},
                                std::vector<StridesType> strides = {}) {
-  const TensorImpl& t = tensor.checked_impl("make_tensor_ptr");
-  if (sizes.empty() && dim_order.empty() && strides.empty()) {
-    return TensorPtrOn<B>::adopt(custody::internal::make_view(t, t.sizes(), t.strides(), t.storage_offset()));
-  }
-  const Dims st = internal::resolve_strides("make_tensor_ptr", sizes, dim_order, strides);
-  const int64_t extent = internal::Unwrap(storage_extent(sizes, st, "make_tensor_ptr"));
-  const size_t end_bytes = static_cast<size_t>(t.storage_offset() + extent) * t.element_size();
-  if (end_bytes > t.storage()->nbytes()) {
-    throw ShapeError(absl::StrFormat(
-        "make_tensor_ptr: a view of sizes %s and strides %s needs %d bytes but the tensor's storage "
-        "has %d", shape_str(sizes), shape_str(st), end_bytes, t.storage()->nbytes()));
-  }
-  return TensorPtrOn<B>::adopt(custody::internal::make_view(t, sizes, st, t.storage_offset()));
+  return TensorPtrOn<B>::adopt(internal::view_of<B>(tensor.checked_impl("make_tensor_ptr"),
+                                                    std::move(sizes), std::move(dim_order),
+                                                    std::move(strides), nullptr));
 }
 
-// A TensorPtr that owns a copy of `tensor`'s data (whether or not that was owned).
+// ---- clones -------------------------------------------------------------------------------
+
+// A TensorPtr that owns a copy of `tensor`'s data (whether or not that was
+// owned), with its sizes, dtype, dynamism and — for a dense tensor — strides
+// (a non-dense view comes out contiguous).
+template <class B = DefaultBackend>
+  requires Backend<B>
+TensorPtrOn<B> clone_tensor_ptr(const TensorImpl& tensor) {
+  return TensorPtrOn<B>::adopt(internal::clone_as<B>("clone_tensor_ptr", tensor, tensor.scalar_type()));
+}
 template <class B>
 TensorPtrOn<B> clone_tensor_ptr(const TensorPtrOn<B>& tensor) {
-  return tensor.clone();
+  return clone_tensor_ptr<B>(tensor.checked_impl("clone_tensor_ptr"));
+}
+
+// The same, converting the elements to `type` under ExecuTorch's canCast rules
+// (no floating -> integral, no non-bool -> bool: DTypeError).
+template <class B = DefaultBackend>
+  requires Backend<B>
+TensorPtrOn<B> clone_tensor_ptr(const TensorImpl& tensor, ScalarType type) {
+  return TensorPtrOn<B>::adopt(internal::clone_as<B>("clone_tensor_ptr", tensor, type));
+}
+template <class B>
+TensorPtrOn<B> clone_tensor_ptr(const TensorPtrOn<B>& tensor, ScalarType type) {
+  return clone_tensor_ptr<B>(tensor.checked_impl("clone_tensor_ptr"), type);
+}
+// ExecuTorch's newer name for the converting clone.
+template <class B = DefaultBackend>
+  requires Backend<B>
+TensorPtrOn<B> convert_tensor_ptr(const TensorImpl& tensor, ScalarType type) {
+  return TensorPtrOn<B>::adopt(internal::clone_as<B>("convert_tensor_ptr", tensor, type));
+}
+template <class B>
+TensorPtrOn<B> convert_tensor_ptr(const TensorPtrOn<B>& tensor, ScalarType type) {
+  return convert_tensor_ptr<B>(tensor.checked_impl("convert_tensor_ptr"), type);
+}
+
+// A copy of `tensor` on backend `To` (host <-> device, or between any two
+// backends), contiguous, with its sizes, dtype and dynamism:
+//   TensorPtrOn<custody::Cuda> g = clone_tensor_ptr_to<custody::Cuda>(t);
+template <class To, class From>
+  requires Backend<To>
+TensorPtrOn<To> clone_tensor_ptr_to(const TensorPtrOn<From>& tensor) {
+  const TensorImpl& t = tensor.checked_impl("clone_tensor_ptr_to");
+  if constexpr (std::is_same_v<To, From>) {
+    return clone_tensor_ptr<To>(t);
+  } else {
+    ImplRef c = internal::Ops<From>::contiguous(t);
+    std::vector<char> host(c->nbytes());
+    if (!host.empty()) ThrowIfError(From::copy_to_host(host.data(), c->data(), host.size()));
+    ImplRef out = internal::Ops<To>::empty(t.sizes(), t.scalar_type(), t.shape_dynamism(),
+                                           "clone_tensor_ptr_to");
+    if (!host.empty()) ThrowIfError(To::copy_from_host(out->data(), host.data(), host.size()));
+    return TensorPtrOn<To>::adopt(std::move(out));
+  }
+}
+
+// ExecuTorch's clone to a device given at run time. A TensorPtrOn<B> lives on
+// B's device, so `target` must be it (a plain clone); any other device is a
+// DeviceError that names clone_tensor_ptr_to<Backend>, which does the copy.
+template <class B>
+TensorPtrOn<B> clone_tensor_ptr(const TensorPtrOn<B>& tensor, Device target) {
+  const TensorImpl& t = tensor.checked_impl("clone_tensor_ptr");
+  if (target != B::device()) {
+    throw DeviceError(absl::StrFormat(
+        "clone_tensor_ptr: cannot clone a %s tensor to %s into a TensorPtr of backend %s, whose "
+        "type fixes its device; copy it with clone_tensor_ptr_to<Backend>(tensor) (e.g. "
+        "custody::Cuda for cuda:0, custody::Onednn for cpu)",
+        t.device().str(), target.str(), B::name));
+  }
+  return clone_tensor_ptr<B>(t);
 }
 
 // Resizes under the tensor's dynamism (ExecuTorch rules): STATIC never changes;
 // DYNAMIC_BOUND up to the element count at creation; DYNAMIC_UNBOUND may grow
-// (reallocating). The rank is immutable. Returns an error status, never throws
-// for a rule violation.
+// (reallocating). The rank is immutable. A rule violation is an error status
+// with code kUnimplemented (ExecuTorch's Error::NotSupported); a negative size
+// is kInvalidArgument. Never throws for either.
 template <class B>
 absl::Status resize_tensor_ptr(TensorPtrOn<B>& tensor, const std::vector<SizesType>& sizes) {
   if (!tensor) {
@@ -291,19 +529,53 @@ TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, ScalarType ty
                                                            std::move(deleter), "from_blob"));
 }
 
+template <class B = DefaultBackend>
+TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, std::vector<StridesType> strides,
+                         ScalarType type, std::function<void(void*)> deleter,
+                         TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
+  return TensorPtrOn<B>::adopt(internal::Ops<B>::from_blob(data, sizes, IntSpan(strides), type,
+                                                           dynamism, std::move(deleter), "from_blob"));
+}
+
+// The device forms: `device` says where `data` lives and must be backend B's.
+template <class B = DefaultBackend>
+TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, ScalarType type, Device device,
+                         TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
+  internal::check_device<B>("from_blob", device);
+  return from_blob<B>(data, std::move(sizes), type, dynamism);
+}
+template <class B = DefaultBackend>
+TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, std::vector<StridesType> strides,
+                         ScalarType type, Device device,
+                         TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
+  internal::check_device<B>("from_blob", device);
+  return from_blob<B>(data, std::move(sizes), std::move(strides), type, dynamism);
+}
+
 // Fluent builder: for_blob(data, sizes, type).strides(...).dynamism(...).make_tensor_ptr().
+// The setters work on a named maker too (they return it as an rvalue);
+// make_tensor_ptr() and the conversion need an rvalue: std::move(maker).
 template <class B = DefaultBackend>
 class TensorPtrMaker {
  public:
   TensorPtrMaker(void* data, std::vector<SizesType> sizes, ScalarType type)
       : data_(data), sizes_(std::move(sizes)), type_(type) {}
-  TensorPtrMaker&& strides(std::vector<StridesType> s) && { strides_ = std::move(s); return std::move(*this); }
-  TensorPtrMaker&& dim_order(std::vector<DimOrderType> d) && { dim_order_ = std::move(d); return std::move(*this); }
-  TensorPtrMaker&& dynamism(TensorShapeDynamism d) && { dynamism_ = d; return std::move(*this); }
-  TensorPtrMaker&& deleter(std::function<void(void*)> d) && { deleter_ = std::move(d); return std::move(*this); }
+  TensorPtrMaker(const TensorPtrMaker&) = delete;
+  TensorPtrMaker& operator=(const TensorPtrMaker&) = delete;
+  TensorPtrMaker(TensorPtrMaker&&) = default;
+  TensorPtrMaker& operator=(TensorPtrMaker&&) = default;
+
+  TensorPtrMaker&& type(ScalarType t) { type_ = t; return std::move(*this); }
+  TensorPtrMaker&& strides(std::vector<StridesType> s) { strides_ = std::move(s); return std::move(*this); }
+  TensorPtrMaker&& dim_order(std::vector<DimOrderType> d) { dim_order_ = std::move(d); return std::move(*this); }
+  TensorPtrMaker&& dynamism(TensorShapeDynamism d) { dynamism_ = d; return std::move(*this); }
+  TensorPtrMaker&& deleter(std::function<void(void*)> d) { deleter_ = std::move(d); return std::move(*this); }
+  // Where the data already lives (no data moves): must be backend B's device,
+  // else make_tensor_ptr() throws DeviceError.
+  TensorPtrMaker&& device(Device d) { device_ = d; return std::move(*this); }
   TensorPtrOn<B> make_tensor_ptr() && {
     return custody::tensor_ptr::make_tensor_ptr<B>(std::move(sizes_), data_, std::move(dim_order_),
-                                                   std::move(strides_), type_, dynamism_,
+                                                   std::move(strides_), type_, device_, dynamism_,
                                                    std::move(deleter_));
   }
   operator TensorPtrOn<B>() && { return std::move(*this).make_tensor_ptr(); }
@@ -316,6 +588,7 @@ class TensorPtrMaker {
   std::vector<StridesType> strides_;
   TensorShapeDynamism dynamism_ = TensorShapeDynamism::DYNAMIC_BOUND;
   std::function<void(void*)> deleter_;
+  Device device_ = B::device();
 };
 
 template <class B = DefaultBackend>

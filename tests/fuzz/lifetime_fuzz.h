@@ -81,6 +81,24 @@ inline constexpr int kNumOps = 9;
   std::abort();
 }
 
+// Step and program counts of this process, for reporting how much a run covered: printed to
+// stderr at every 1,000,000th step and at exit ("lifetime fuzz: N steps in M programs").
+struct Counts {
+  int64_t steps = 0;
+  int64_t programs = 0;
+};
+inline Counts& counts() {
+  static Counts c;
+  return c;
+}
+inline void print_counts() {
+  std::fprintf(stderr, "lifetime fuzz: %lld steps in %lld programs\n", static_cast<long long>(counts().steps),
+               static_cast<long long>(counts().programs));
+}
+inline void count_step() {
+  if (++counts().steps % 1000000 == 0) print_counts();
+}
+
 // Byte reader: 0 past the end.
 struct Reader {
   const uint8_t* p;
@@ -503,6 +521,7 @@ struct Harness {
         case 8: R::extra(*this, in); break;
       }
       check();
+      count_step();
     }
     for (int s = 0; s < kSlots; ++s) drop(s);
     check();
@@ -512,6 +531,8 @@ struct Harness {
 // Runs one program; aborts on any disagreement with the model, or when anything is left at the end.
 template <class P>
 void run_program(const uint8_t* data, size_t size) {
+  [[maybe_unused]] static const bool report_at_exit = (std::atexit(print_counts), true);
+  ++counts().programs;
   const StatsSnapshot base = Backend::stats().snapshot();
   {
     Harness<P> h;

@@ -1,0 +1,483 @@
+// Copyright 2026 The custody Authors.
+//
+// ExecuTorch's extension/tensor behaviour, asserted through the compatibility
+// header (policies/tensor_ptr/executorch.h) in ExecuTorch's own spelling: these
+// bodies are written as ExecuTorch's tensor_ptr tests are (namespaces, types,
+// calls), with the behaviour its tests and headers document. Where ExecuTorch
+// aborts (ET_EXPECT_DEATH), custody throws a typed custody::Error
+// (EXECUTORCH.md, difference 1); those cases say which.
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "core/error.h"
+#include "gtest/gtest.h"
+#include "policies/tensor_ptr/executorch.h"
+
+using namespace ::executorch::extension;
+using ::executorch::aten::ScalarType;
+using ::executorch::aten::TensorShapeDynamism;
+using ::executorch::runtime::Error;
+
+namespace {
+
+// A TensorPtr over `n` heap floats 1, 2, ..., whose deleter frees them and sets *freed.
+TensorPtr owned_by_deleter(int n, bool* freed) {
+  auto* data = new float[n];
+  for (int i = 0; i < n; ++i) data[i] = static_cast<float>(i + 1);
+  return make_tensor_ptr({n}, data, ScalarType::Float, TensorShapeDynamism::DYNAMIC_BOUND,
+                         [freed](void* p) {
+                           *freed = true;
+                           delete[] static_cast<float*>(p);
+                         });
+}
+
+TEST(ExecuTorchTensorPtrTest, ScalarTensorCreation) {
+  float scalar_data = 3.14f;
+  auto tensor = make_tensor_ptr({}, &scalar_data);
+  EXPECT_EQ(tensor->numel(), 1);
+  EXPECT_EQ(tensor->dim(), 0);
+  EXPECT_EQ(tensor->sizes().size(), 0);
+  EXPECT_EQ(tensor->strides().size(), 0);
+  EXPECT_EQ(tensor->const_data_ptr<float>(), &scalar_data);
+  EXPECT_EQ(tensor->const_data_ptr<float>()[0], 3.14f);
+}
+
+TEST(ExecuTorchTensorPtrTest, ScalarTensorSingleValueCreation) {
+  auto tensor_float = make_tensor_ptr(3.14f);
+  EXPECT_EQ(tensor_float->dim(), 0);
+  EXPECT_EQ(tensor_float->numel(), 1);
+  EXPECT_EQ(tensor_float->const_data_ptr<float>()[0], 3.14f);
+  EXPECT_EQ(tensor_float->scalar_type(), ScalarType::Float);
+
+  auto tensor_int32 = make_tensor_ptr(42);
+  EXPECT_EQ(tensor_int32->const_data_ptr<int32_t>()[0], 42);
+  EXPECT_EQ(tensor_int32->scalar_type(), ScalarType::Int);
+
+  auto tensor_double = make_tensor_ptr(2.718);
+  EXPECT_EQ(tensor_double->const_data_ptr<double>()[0], 2.718);
+  EXPECT_EQ(tensor_double->scalar_type(), ScalarType::Double);
+
+  auto tensor_int64 = make_tensor_ptr(static_cast<int64_t>(10000000000));
+  EXPECT_EQ(tensor_int64->const_data_ptr<int64_t>()[0], 10000000000);
+  EXPECT_EQ(tensor_int64->scalar_type(), ScalarType::Long);
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorSharingImpl) {
+  float data[20] = {2};
+  auto tensor1 = make_tensor_ptr({4, 5}, data);
+  auto tensor2 = tensor1;
+  EXPECT_EQ(tensor1.get(), tensor2.get());
+  EXPECT_EQ(tensor1->unsafeGetTensorImpl(), tensor2->unsafeGetTensorImpl());
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorResize) {
+  float data[20] = {2};
+  auto tensor = make_tensor_ptr({4, 5}, data, {}, {}, ScalarType::Float,
+                                TensorShapeDynamism::DYNAMIC_UNBOUND);
+  EXPECT_EQ(resize_tensor_ptr(tensor, {5, 4}), Error::Ok);
+  EXPECT_EQ(tensor->size(0), 5);
+  EXPECT_EQ(tensor->size(1), 4);
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorOwningData) {
+  auto tensor = make_tensor_ptr({2, 5}, {1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f, 8.f, 9.f, 10.f}, {1, 0},
+                                {1, 2});
+  EXPECT_EQ(tensor->size(0), 2);
+  EXPECT_EQ(tensor->size(1), 5);
+  EXPECT_EQ(tensor->strides()[0], 1);
+  EXPECT_EQ(tensor->strides()[1], 2);
+  EXPECT_EQ(tensor->const_data_ptr<float>()[0], 1);
+  EXPECT_EQ(tensor->const_data_ptr<float>()[9], 10);
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorDataOnlyUint8Type) {
+  std::vector<uint8_t> data = {10, 20, 30, 40};
+  auto tensor = make_tensor_ptr(std::move(data));
+  EXPECT_EQ(tensor->dim(), 1);
+  EXPECT_EQ(tensor->size(0), 4);
+  EXPECT_EQ(tensor->scalar_type(), ScalarType::Byte);
+  EXPECT_EQ(tensor->const_data_ptr<uint8_t>()[3], 40);
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorSharingImplResizingAffectsBothVector) {
+  std::vector<float> data = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  auto tensor1 = make_tensor_ptr({3, 4}, std::move(data));
+  auto tensor2 = tensor1;
+  EXPECT_EQ(resize_tensor_ptr(tensor1, {2, 6}), Error::Ok);
+  EXPECT_EQ(tensor2->size(0), 2);
+  EXPECT_EQ(tensor2->size(1), 6);
+  EXPECT_EQ(resize_tensor_ptr(tensor2, {4, 3}), Error::Ok);
+  EXPECT_EQ(tensor1->size(0), 4);
+  EXPECT_EQ(tensor1->size(1), 3);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeTensorPtrFromExistingTensorInt32) {
+  std::vector<int32_t> data = {1, 2, 3, 4};
+  auto tensor = make_tensor_ptr({2, 2}, data);
+  auto new_tensor = make_tensor_ptr(*tensor);
+  EXPECT_EQ(new_tensor->dim(), tensor->dim());
+  EXPECT_EQ(new_tensor->size(0), tensor->size(0));
+  EXPECT_EQ(new_tensor->size(1), tensor->size(1));
+  EXPECT_EQ(new_tensor->const_data_ptr<int32_t>(), tensor->const_data_ptr<int32_t>());
+  EXPECT_EQ(new_tensor->scalar_type(), ScalarType::Int);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewOverrideSizesRankIncrease) {
+  std::vector<float> data = {1, 2, 3, 4, 5, 6};
+  auto tensor = make_tensor_ptr({2, 3}, std::move(data));
+  auto view = make_tensor_ptr(tensor, {1, 2, 3});
+  EXPECT_EQ(view->dim(), 3);
+  EXPECT_EQ(view->size(0), 1);
+  EXPECT_EQ(view->size(1), 2);
+  EXPECT_EQ(view->size(2), 3);
+  EXPECT_EQ(view->strides()[0], 6);
+  EXPECT_EQ(view->strides()[1], 3);
+  EXPECT_EQ(view->strides()[2], 1);
+  EXPECT_EQ(view->const_data_ptr<float>(), tensor->const_data_ptr<float>());
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewOverrideSizesSameRankRecomputesStrides) {
+  float data[12] = {0};
+  auto tensor = make_tensor_ptr({3, 4}, data);
+  auto view = make_tensor_ptr(tensor, {4, 3});
+  EXPECT_EQ(view->strides()[0], 3);
+  EXPECT_EQ(view->strides()[1], 1);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewOverrideDimOrderOnly) {
+  float data[6] = {0};
+  auto tensor = make_tensor_ptr({2, 3}, data);
+  auto view = make_tensor_ptr(tensor, {}, {1, 0}, {});
+  EXPECT_EQ(view->size(0), 2);
+  EXPECT_EQ(view->size(1), 3);
+  EXPECT_EQ(view->strides()[0], 1);
+  EXPECT_EQ(view->strides()[1], 2);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewOverrideStridesOnlyInfersDimOrder) {
+  float data[12] = {0};
+  auto tensor = make_tensor_ptr({3, 4}, data);
+  auto view = make_tensor_ptr(tensor, {}, {}, {1, 3});
+  EXPECT_EQ(view->size(0), 3);
+  EXPECT_EQ(view->size(1), 4);
+  EXPECT_EQ(view->strides()[0], 1);
+  EXPECT_EQ(view->strides()[1], 3);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewReuseMetadataWhenShapeSame) {
+  float data[12] = {0};
+  auto tensor = make_tensor_ptr({3, 4}, data, {1, 0}, {1, 3});
+  auto view = make_tensor_ptr(tensor, {3, 4});
+  EXPECT_EQ(view->strides()[0], 1);
+  EXPECT_EQ(view->strides()[1], 3);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewShapeChangeWithExplicitOldStridesIsAnError) {
+  float data[12] = {0};
+  auto tensor = make_tensor_ptr({3, 4}, data);
+  // ExecuTorch aborts; custody throws (strides {4, 1} do not fit sizes {2, 6}).
+  EXPECT_THROW(make_tensor_ptr(tensor, {2, 6}, {}, {4, 1}), ::custody::Error);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewInvalidDimOrderIsAnError) {
+  float data[12] = {0};
+  auto tensor = make_tensor_ptr({3, 4}, data);
+  EXPECT_THROW(make_tensor_ptr(tensor, {3, 4}, {2, 1}, {1, 4}), ::custody::ShapeError);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewRankDecreaseFlatten) {
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  auto tensor = make_tensor_ptr({2, 3}, data, {}, {}, ScalarType::Float,
+                                TensorShapeDynamism::DYNAMIC_UNBOUND);
+  auto view = make_tensor_ptr(tensor, {6});
+  EXPECT_EQ(view->dim(), 1);
+  EXPECT_EQ(view->size(0), 6);
+  EXPECT_EQ(view->strides()[0], 1);
+  EXPECT_NE(tensor->unsafeGetTensorImpl(), view->unsafeGetTensorImpl());
+  EXPECT_EQ(resize_tensor_ptr(view, {3, 2}), Error::NotSupported);
+  EXPECT_EQ(view->dim(), 1);
+  EXPECT_EQ(view->size(0), 6);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewFromScalarAliasAnd1D) {
+  float scalar_value = 7.f;
+  auto tensor = make_tensor_ptr({}, &scalar_value);
+  auto alias = make_tensor_ptr(tensor);
+  EXPECT_EQ(alias->dim(), 0);
+  EXPECT_EQ(alias->numel(), 1);
+  auto reshaped = make_tensor_ptr(tensor, {1});
+  EXPECT_EQ(reshaped->dim(), 1);
+  EXPECT_EQ(reshaped->size(0), 1);
+  EXPECT_EQ(reshaped->strides()[0], 1);
+  EXPECT_THROW(make_tensor_ptr(tensor, {}, {0}, {}), ::custody::ShapeError);
+  EXPECT_THROW(make_tensor_ptr(tensor, {}, {}, {1}), ::custody::ShapeError);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewExplicitDimOrderAndStridesShapeChange) {
+  float data[6] = {0};
+  auto tensor = make_tensor_ptr({2, 3}, data);
+  auto view = make_tensor_ptr(tensor, {3, 2}, {1, 0}, {1, 3});
+  EXPECT_EQ(view->size(0), 3);
+  EXPECT_EQ(view->size(1), 2);
+  EXPECT_EQ(view->strides()[0], 1);
+  EXPECT_EQ(view->strides()[1], 3);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeView3DDimOrderOnly) {
+  float data[24] = {0};
+  auto tensor = make_tensor_ptr({2, 3, 4}, data);
+  auto view = make_tensor_ptr(tensor, {}, {2, 0, 1}, {});
+  EXPECT_EQ(view->strides()[0], 3);
+  EXPECT_EQ(view->strides()[1], 1);
+  EXPECT_EQ(view->strides()[2], 6);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewDynamismPropagationResizeAlias) {
+  float data[12] = {0};
+  auto tensor = make_tensor_ptr({3, 4}, data, {}, {}, ScalarType::Float,
+                                TensorShapeDynamism::DYNAMIC_UNBOUND);
+  auto alias = make_tensor_ptr(tensor);
+  EXPECT_EQ(resize_tensor_ptr(alias, {2, 6}), Error::Ok);
+  EXPECT_EQ(alias->size(0), 2);
+  EXPECT_EQ(alias->size(1), 6);
+  EXPECT_EQ(tensor->size(0), 3);
+  EXPECT_EQ(tensor->size(1), 4);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewSameRankShapeChangeCopiesDimOrder) {
+  float data[24] = {0};
+  auto tensor = make_tensor_ptr({2, 3, 4}, data, {2, 0, 1}, {3, 1, 6});
+  auto view = make_tensor_ptr(tensor, {4, 2, 3});
+  EXPECT_EQ(view->strides()[0], 2);
+  EXPECT_EQ(view->strides()[1], 1);
+  EXPECT_EQ(view->strides()[2], 8);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewLargerThanTheSourceIsAnError) {
+  float data[6] = {0};
+  auto tensor = make_tensor_ptr({2, 3}, data);
+  EXPECT_THROW(make_tensor_ptr(tensor, {2, 4}), ::custody::ShapeError);
+}
+
+TEST(ExecuTorchTensorPtrTest, CloneTensorPtrFromExistingTensorInt32) {
+  std::vector<int32_t> data = {1, 2, 3, 4};
+  auto tensor = make_tensor_ptr({2, 2}, data);
+  auto cloned_tensor = clone_tensor_ptr(*tensor);
+  EXPECT_EQ(cloned_tensor->dim(), tensor->dim());
+  EXPECT_NE(cloned_tensor->const_data_ptr<int32_t>(), tensor->const_data_ptr<int32_t>());
+  EXPECT_EQ(cloned_tensor->const_data_ptr<int32_t>()[3], 4);
+  EXPECT_EQ(cloned_tensor->scalar_type(), ScalarType::Int);
+}
+
+TEST(ExecuTorchTensorPtrTest, CloneTensorPtrCastInt32ToFloat) {
+  auto tensor = make_tensor_ptr({2, 2}, std::vector<int32_t>{1, 2, 3, 4});
+  auto cloned_tensor = clone_tensor_ptr(*tensor, ScalarType::Float);
+  EXPECT_EQ(cloned_tensor->size(0), 2);
+  EXPECT_EQ(cloned_tensor->scalar_type(), ScalarType::Float);
+  auto ptr = cloned_tensor->const_data_ptr<float>();
+  EXPECT_FLOAT_EQ(ptr[0], 1.0f);
+  EXPECT_FLOAT_EQ(ptr[3], 4.0f);
+}
+
+TEST(ExecuTorchTensorPtrTest, CloneTensorPtrCastFloatToBFloat16) {
+  auto tensor = make_tensor_ptr(std::vector<float>{1.0f, 2.0f, 3.5f});
+  auto cloned_tensor = clone_tensor_ptr(tensor, ScalarType::BFloat16);
+  EXPECT_EQ(cloned_tensor->scalar_type(), ScalarType::BFloat16);
+  auto ptr = cloned_tensor->const_data_ptr<executorch::aten::BFloat16>();
+  EXPECT_NEAR(static_cast<float>(ptr[0]), 1.0f, 0.01f);
+  EXPECT_NEAR(static_cast<float>(ptr[2]), 3.5f, 0.01f);
+}
+
+TEST(ExecuTorchTensorPtrTest, CloneTensorPtrCastKeepsMetadata) {
+  std::vector<uint8_t> data(6 * sizeof(float));
+  auto tensor = make_tensor_ptr({2, 3}, std::move(data));
+  auto cloned = clone_tensor_ptr(*tensor, ScalarType::Float);
+  EXPECT_EQ(cloned->size(0), 2);
+  EXPECT_EQ(cloned->size(1), 3);
+  EXPECT_EQ(cloned->strides()[0], 3);
+  EXPECT_EQ(cloned->strides()[1], 1);
+  EXPECT_EQ(cloned->scalar_type(), ScalarType::Float);
+}
+
+TEST(ExecuTorchTensorPtrTest, CloneKeepsTheDimOrderOfADenseTensor) {
+  auto tensor = make_tensor_ptr({2, 3}, {1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {1, 0});
+  auto cloned = clone_tensor_ptr(tensor, ScalarType::Double);
+  EXPECT_EQ(cloned->strides()[0], 1);
+  EXPECT_EQ(cloned->strides()[1], 2);
+  EXPECT_EQ(cloned->dim_order()[0], 1);
+  EXPECT_EQ(cloned->const_data_ptr<double>()[1], 2.0) << "memory order is kept";
+}
+
+TEST(ExecuTorchTensorPtrTest, CloneTensorPtrCastInvalidIsAnError) {
+  auto tensor = make_tensor_ptr({2}, {1.f, 2.f});
+  EXPECT_THROW(clone_tensor_ptr(*tensor, ScalarType::Int), ::custody::DTypeError);
+  EXPECT_THROW(convert_tensor_ptr(tensor, ScalarType::Bool), ::custody::DTypeError);
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorDataCastingFromIntToDouble) {
+  std::vector<int32_t> int_data = {1, 2, 3};
+  auto tensor = make_tensor_ptr(std::move(int_data), ScalarType::Double);
+  EXPECT_EQ(tensor->dim(), 1);
+  EXPECT_EQ(tensor->size(0), 3);
+  EXPECT_EQ(tensor->scalar_type(), ScalarType::Double);
+  EXPECT_EQ(tensor->const_data_ptr<double>()[2], 3.0);
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorDataCastingFromFloatToHalf) {
+  auto tensor = make_tensor_ptr(std::vector<float>{1.0f, 2.0f, 3.0f}, ScalarType::Half);
+  EXPECT_EQ(tensor->scalar_type(), ScalarType::Half);
+  EXPECT_EQ(static_cast<float>(tensor->const_data_ptr<executorch::aten::Half>()[2]), 3.0f);
+}
+
+TEST(ExecuTorchTensorPtrTest, InitializerListDoubleToHalf) {
+  auto tensor = make_tensor_ptr<double>({1.5, 2.7, 3.14}, ScalarType::Half);
+  EXPECT_EQ(tensor->scalar_type(), ScalarType::Half);
+  EXPECT_EQ(tensor->size(0), 3);
+  auto ptr = tensor->const_data_ptr<executorch::aten::Half>();
+  EXPECT_NEAR(static_cast<float>(ptr[0]), 1.5f, 0.01f);
+  EXPECT_NEAR(static_cast<float>(ptr[2]), 3.14f, 0.01f);
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorInferredDimOrderCustomStrides) {
+  float data[12] = {0};
+  auto tensor = make_tensor_ptr({3, 4}, data, {}, {1, 3});
+  EXPECT_EQ(tensor->strides()[0], 1);
+  EXPECT_EQ(tensor->strides()[1], 3);
+  EXPECT_EQ(tensor->const_data_ptr<float>(), data);
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorMismatchStridesAndDimOrderIsAnError) {
+  float data[12] = {0};
+  EXPECT_THROW(make_tensor_ptr({3, 4}, data, {1, 0}, {1, 4}), ::custody::ShapeError);
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorUint8dataWithFloatScalarType) {
+  std::vector<uint8_t> data(4 * sizeof(float));
+  const float values[] = {1.f, 2.f, 3.f, 4.f};
+  std::memcpy(data.data(), values, sizeof(values));
+  auto tensor = make_tensor_ptr({2, 2}, std::move(data));
+  EXPECT_EQ(tensor->scalar_type(), ScalarType::Float) << "raw bytes are float32 unless a type is given";
+  EXPECT_EQ(tensor->strides()[0], 2);
+  EXPECT_EQ(tensor->const_data_ptr<float>()[3], 4.f);
+}
+
+TEST(ExecuTorchTensorPtrTest, TensorUint8dataSizeMismatchIsAnError) {
+  EXPECT_THROW(make_tensor_ptr({2, 2}, std::vector<uint8_t>(2 * sizeof(float))), ::custody::InvalidArgument);
+  EXPECT_THROW(make_tensor_ptr({2, 2}, std::vector<uint8_t>(5 * sizeof(float))), ::custody::InvalidArgument);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewFromTensorPtrKeepsSourceAlive) {
+  bool freed = false;
+  auto tensor = owned_by_deleter(6, &freed);
+  auto view = make_tensor_ptr(tensor);
+  tensor.reset();
+  EXPECT_FALSE(freed);
+  EXPECT_EQ(view->const_data_ptr<float>()[0], 1);
+  view->mutable_data_ptr<float>()[0] = 42;
+  EXPECT_EQ(view->const_data_ptr<float>()[0], 42);
+  view.reset();
+  EXPECT_TRUE(freed);
+}
+
+TEST(ExecuTorchTensorPtrTest, MakeViewFromTensorWithDeleterKeepsAlive) {
+  bool freed = false;
+  auto tensor = owned_by_deleter(3, &freed);
+  bool view_deleter_ran = false;
+  auto view = make_tensor_ptr(*tensor, {}, {}, {}, [tensor, &view_deleter_ran](void*) { view_deleter_ran = true; });
+  tensor.reset();
+  EXPECT_FALSE(freed);
+  EXPECT_EQ(view->const_data_ptr<float>()[2], 3);
+  view.reset();
+  EXPECT_TRUE(view_deleter_ran);
+  EXPECT_TRUE(freed);
+}
+
+// custody difference (EXECUTORCH.md): a view of a plain Tensor keeps its memory alive too.
+TEST(ExecuTorchTensorPtrTest, MakeViewFromTensorKeepsTheMemoryAliveInCustody) {
+  bool freed = false;
+  auto tensor = owned_by_deleter(3, &freed);
+  auto view = make_tensor_ptr(*tensor);
+  tensor.reset();
+  EXPECT_FALSE(freed);
+  EXPECT_EQ(view->const_data_ptr<float>()[1], 2);
+  view.reset();
+  EXPECT_TRUE(freed);
+}
+
+TEST(ExecuTorchTensorPtrTest, UntypedDataPointersAndDevice) {
+  auto tensor = make_tensor_ptr({2}, {1.f, 2.f});
+  const void* c = tensor->const_data_ptr();
+  void* m = tensor->mutable_data_ptr();
+  EXPECT_EQ(c, m);
+  EXPECT_EQ(c, tensor->const_data_ptr<float>());
+  EXPECT_EQ(tensor->device().type(), executorch::aten::DeviceType::CPU);
+  EXPECT_EQ(tensor->device().index(), 0);
+}
+
+TEST(ExecuTorchTensorPtrTest, DeviceFormsOnTheHost) {
+  float data[4] = {1, 2, 3, 4};
+  auto a = make_tensor_ptr({2, 2}, data, ScalarType::Float, executorch::aten::DeviceType::CPU);
+  EXPECT_EQ(a->const_data_ptr<float>(), data);
+  auto b = for_blob(data, {4}).device(executorch::aten::Device(executorch::aten::DeviceType::CPU, 0)).make_tensor_ptr();
+  EXPECT_EQ(b->size(0), 4);
+  auto c = clone_tensor_ptr(a, executorch::aten::Device(executorch::aten::DeviceType::CPU, 0));
+  EXPECT_NE(c->const_data_ptr<float>(), data);
+  EXPECT_EQ(c->const_data_ptr<float>()[3], 4);
+}
+
+TEST(ExecuTorchTensorPtrTest, ADeviceTheTensorPtrTypeCannotHoldIsADeviceError) {
+  float data[4] = {1, 2, 3, 4};
+  EXPECT_THROW(make_tensor_ptr({4}, data, ScalarType::Float, executorch::aten::DeviceType::CUDA),
+               ::custody::DeviceError);
+  EXPECT_THROW(for_blob(data, {4}).device(executorch::aten::DeviceType::CUDA).make_tensor_ptr(),
+               ::custody::DeviceError);
+  auto a = make_tensor_ptr({4}, data);
+  try {
+    clone_tensor_ptr(a, executorch::aten::Device(executorch::aten::DeviceType::CUDA, 0));
+    ADD_FAILURE() << "no DeviceError";
+  } catch (const ::custody::DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("clone_tensor_ptr_to"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ExecuTorchTensorPtrTest, ResizeViolationsAreNotSupported) {
+  auto st = make_tensor_ptr({2, 3}, {1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {}, {}, ScalarType::Float,
+                            TensorShapeDynamism::STATIC);
+  EXPECT_EQ(resize_tensor_ptr(st, {3, 2}), Error::NotSupported);
+  EXPECT_EQ(resize_tensor_ptr(st, {2, 3}), Error::Ok);
+  auto bound = make_tensor_ptr({2, 3}, {1.f, 2.f, 3.f, 4.f, 5.f, 6.f});
+  EXPECT_EQ(resize_tensor_ptr(bound, {2, 4}), Error::NotSupported);
+  EXPECT_EQ(resize_tensor_ptr(bound, {6}), Error::NotSupported) << "the rank is immutable";
+  EXPECT_EQ(resize_tensor_ptr(bound, {1, 6}), Error::Ok);
+}
+
+TEST(ExecuTorchTensorPtrTest, NamedMakerSettersWork) {
+  float data[6] = {0};
+  auto maker = for_blob(data, {2, 3});
+  maker.strides({3, 1});
+  maker.type(ScalarType::Float);
+  auto tensor = std::move(maker).make_tensor_ptr();
+  EXPECT_EQ(tensor->strides()[0], 3);
+}
+
+// custody difference 7 (EXECUTORCH.md): full() converts as torch.full does; out of range is refused.
+TEST(ExecuTorchTensorPtrTest, FullConvertsAsATenAndRefusesOutOfRange) {
+  auto t = full({2}, 1.5, ScalarType::Int);
+  EXPECT_EQ(t->const_data_ptr<int32_t>()[0], 1);
+  EXPECT_THROW(full({2}, 300, ScalarType::Byte), ::custody::Error);
+}
+
+TEST(ExecuTorchTensorPtrTest, RuntimeHelpers) {
+  using executorch::runtime::canCast;
+  EXPECT_TRUE(canCast(ScalarType::Int, ScalarType::Float));
+  EXPECT_FALSE(canCast(ScalarType::Float, ScalarType::Int));
+  EXPECT_FALSE(canCast(ScalarType::Int, ScalarType::Bool));
+  EXPECT_TRUE(canCast(ScalarType::Bool, ScalarType::Long));
+  EXPECT_EQ(executorch::runtime::elementSize(ScalarType::Double), 8u);
+  EXPECT_EQ(executorch::runtime::CppTypeToScalarType<int64_t>::value, ScalarType::Long);
+}
+
+}  // namespace
