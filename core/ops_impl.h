@@ -181,28 +181,31 @@ ImplRef Ops<B>::arange(const Scalar& start, const Scalar& end, const Scalar& ste
   }
   const int64_t n = static_cast<int64_t>(n_real);
   const Dims sizes{n};
-  return visit_compute_dtype(dt, [&](auto tag) {
+  // The tensor first: a length past memory is the backend's OutOfMemoryError,
+  // before any host buffer. The values go over in chunks of a fixed host buffer.
+  ImplRef out = empty(sizes, dt, TensorShapeDynamism::DYNAMIC_BOUND, "arange");
+  visit_compute_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    std::vector<HostElement<T>> host;
-    try {
-      host.resize(static_cast<size_t>(n));
-    } catch (const std::bad_alloc&) {
-      throw OutOfMemoryError(absl::StrFormat(
-          "arange: could not allocate %d bytes of host memory for %d %s values", n * sizeof(T), n,
-          dtype_name(dt)));
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      if constexpr (std::is_floating_point_v<T>) {
-        host[i] = static_cast<T>(s + st * static_cast<double>(i));
-      } else {
-        // Within [start, end): no overflow; computed unsigned so no step can be UB.
-        host[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(si) +
-                                                      static_cast<uint64_t>(sti) * static_cast<uint64_t>(i)));
+    using H = HostElement<T>;
+    constexpr int64_t kChunk = 16384;
+    std::vector<H> host(static_cast<size_t>(std::min(n, kChunk)));
+    for (int64_t begin = 0; begin < n; begin += kChunk) {
+      const int64_t len = std::min(kChunk, n - begin);
+      for (int64_t j = 0; j < len; ++j) {
+        const int64_t i = begin + j;
+        if constexpr (std::is_floating_point_v<T>) {
+          host[j] = static_cast<T>(s + st * static_cast<double>(i));
+        } else {
+          // Within [start, end): no overflow; computed unsigned so no step can be UB.
+          host[j] = static_cast<T>(static_cast<int64_t>(
+              static_cast<uint64_t>(si) + static_cast<uint64_t>(sti) * static_cast<uint64_t>(i)));
+        }
       }
+      ThrowIfError(B::copy_from_host(static_cast<char*>(out->data()) + begin * sizeof(H), host.data(),
+                                     static_cast<size_t>(len) * sizeof(H)));
     }
-    return from_host(host.data(), host.size() * sizeof(HostElement<T>), dt, sizes,
-                     TensorShapeDynamism::DYNAMIC_BOUND, "arange");
   });
+  return out;
 }
 
 template <class B>
