@@ -13,21 +13,11 @@
 namespace custody::fuzz {
 
 template <>
-struct Rules<dispose::Policy> {
-  using H = Harness<dispose::Policy>;
-  using T = BasicTensor<dispose::Policy, Backend>;
-  static constexpr bool kCopyIsNewRef = false;
+struct Rules<dispose::Policy> : DefaultRules<dispose::Policy> {
   struct State {
     uint64_t since = dispose::testing::next_serial();
   };
-  static bool can_create(H&) { return true; }
-  static int scope_for_new(H&) { return -1; }
   static bool last_handle_releases(const MRef&) { return false; }  // a leak, by the contract
-  static void on_last_handle(H&, int) {}
-  static void release(H& h, int s) {
-    custody::release(h.slots[s]);  // idempotent
-    if (h.m.slot[s] >= 0) h.m.release(h.m.slot[s]);
-  }
   static void thread(H& h, int s) {
     const int r = h.m.slot[s];
     const int64_t numel = h.m.valid(s) ? Numel(h.m.tensor_of(s).sizes) : -1;
@@ -44,13 +34,11 @@ struct Rules<dispose::Policy> {
     const int s = in.slot();
     if (h.slots[s].is_disposed() == h.m.valid(s)) h.fail("is_disposed differs from the model");
   }
-  static void check_slot(H&, int) {}
   // The idiom's cleanup: every alias this program created (leaked ones included) is disposed.
   static void finish(H& h) {
     dispose::testing::release_created_on_this_thread_since(h.state.since);
     for (size_t r = 0; r < h.m.refs.size(); ++r) h.m.release(static_cast<int>(r));
   }
-  static void settle() {}
 };
 
 }  // namespace custody::fuzz

@@ -268,6 +268,24 @@ struct Model {
 //   static void finish(Harness&);                // end of program: give everything back
 template <class P>
 struct Rules;
+template <class P>
+struct Harness;
+
+// What most policies' Rules share; a Rules<P> derives from it and overrides the rest.
+template <class P>
+struct DefaultRules {
+  using H = Harness<P>;
+  using T = BasicTensor<P, Backend>;
+  static constexpr bool kCopyIsNewRef = false;
+  static bool can_create(H&) { return true; }
+  static int scope_for_new(H&) { return -1; }
+  static void on_last_handle(H&, int) {}
+  // custody::release (idempotent), then the model drops the slot's reference.
+  static void release(H& h, int s);
+  static void check_slot(H&, int) {}
+  static void finish(H&) {}
+  static void settle() {}
+};
 
 template <class P>
 struct Harness {
@@ -527,6 +545,12 @@ struct Harness {
     check();
   }
 };
+
+template <class P>
+void DefaultRules<P>::release(H& h, int s) {
+  custody::release(h.slots[s]);
+  if (h.m.slot[s] >= 0) h.m.release(h.m.slot[s]);
+}
 
 // Runs one program; aborts on any disagreement with the model, or when anything is left at the end.
 template <class P>

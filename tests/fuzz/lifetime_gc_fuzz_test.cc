@@ -14,23 +14,14 @@
 namespace custody::fuzz {
 
 template <>
-struct Rules<gc::Policy> {
-  using H = Harness<gc::Policy>;
-  using T = BasicTensor<gc::Policy, Backend>;
-  static constexpr bool kCopyIsNewRef = false;
+struct Rules<gc::Policy> : DefaultRules<gc::Policy> {
   struct State {
     uint64_t since = gc::testing::next_serial();
   };
-  static bool can_create(H&) { return true; }
-  static int scope_for_new(H&) { return -1; }
   static bool last_handle_releases(const MRef&) { return false; }
   static void on_last_handle(H& h, int s) {
     h.slots[s].dispose();
     h.m.release(h.m.slot[s]);
-  }
-  static void release(H& h, int s) {
-    custody::release(h.slots[s]);  // idempotent
-    if (h.m.slot[s] >= 0) h.m.release(h.m.slot[s]);
   }
   static void thread(H& h, int s) {
     const int r = h.m.slot[s];
@@ -48,7 +39,6 @@ struct Rules<gc::Policy> {
     if (r >= 0) h.m.release(r);
   }
   static void extra(H&, Reader&) { gc::collect(); }
-  static void check_slot(H&, int) {}
   static void finish(H& h) {
     gc::testing::release_created_on_this_thread_since(h.state.since);
     for (size_t r = 0; r < h.m.refs.size(); ++r) h.m.release(static_cast<int>(r));

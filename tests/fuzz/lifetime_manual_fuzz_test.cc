@@ -14,17 +14,11 @@
 namespace custody::fuzz {
 
 template <>
-struct Rules<manual::Policy> {
-  using H = Harness<manual::Policy>;
-  using T = BasicTensor<manual::Policy, Backend>;
-  static constexpr bool kCopyIsNewRef = false;
+struct Rules<manual::Policy> : DefaultRules<manual::Policy> {
   struct State {
     uint64_t since = manual::testing::next_serial();
   };
-  static bool can_create(H&) { return true; }
-  static int scope_for_new(H&) { return -1; }
   static bool last_handle_releases(const MRef&) { return false; }  // a leak, by the contract
-  static void on_last_handle(H&, int) {}
   // The model side of one free of slot s's reference; false when it must be a LifetimeError.
   static bool model_free(H& h, int s) {
     const int r = h.m.slot[s];
@@ -76,7 +70,6 @@ struct Rules<manual::Policy> {
     manual::testing::release_created_on_this_thread_since(h.state.since);
     for (size_t r = 0; r < h.m.refs.size(); ++r) h.m.release(static_cast<int>(r));
   }
-  static void settle() {}
 };
 
 }  // namespace custody::fuzz

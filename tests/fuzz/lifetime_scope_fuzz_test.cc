@@ -19,10 +19,7 @@
 namespace custody::fuzz {
 
 template <>
-struct Rules<scope::Policy> {
-  using H = Harness<scope::Policy>;
-  using T = BasicTensor<scope::Policy, Backend>;
-  static constexpr bool kCopyIsNewRef = false;
+struct Rules<scope::Policy> : DefaultRules<scope::Policy> {
   struct State {
     std::vector<std::unique_ptr<scope::DisposeScope>> scopes;  // outermost first
     std::vector<int> ids;                                      // their model ids
@@ -36,11 +33,6 @@ struct Rules<scope::Policy> {
   static bool can_create(H& h) { return !h.state.scopes.empty(); }
   static int scope_for_new(H& h) { return h.state.ids.empty() ? -1 : h.state.ids.back(); }
   static bool last_handle_releases(const MRef& r) { return r.scope < 0; }
-  static void on_last_handle(H&, int) {}
-  static void release(H& h, int s) {
-    custody::release(h.slots[s]);  // idempotent
-    if (h.m.slot[s] >= 0) h.m.release(h.m.slot[s]);
-  }
   static void thread(H& h, int s) {
     const int r = h.m.slot[s];
     const int64_t numel = h.m.valid(s) ? Numel(h.m.tensor_of(s).sizes) : -1;
@@ -111,7 +103,6 @@ struct Rules<scope::Policy> {
   static void finish(H& h) {
     while (!h.state.scopes.empty()) close(h, h.state.scopes.size() - 1);
   }
-  static void settle() {}
 };
 
 }  // namespace custody::fuzz

@@ -12,15 +12,10 @@
 namespace custody::fuzz {
 
 template <>
-struct Rules<tensor_ptr::Policy> {
-  using H = Harness<tensor_ptr::Policy>;
-  using T = BasicTensor<tensor_ptr::Policy, Backend>;
+struct Rules<tensor_ptr::Policy> : DefaultRules<tensor_ptr::Policy> {
   static constexpr bool kCopyIsNewRef = true;
   struct State {};
-  static bool can_create(H&) { return true; }
-  static int scope_for_new(H&) { return -1; }
   static bool last_handle_releases(const MRef&) { return true; }
-  static void on_last_handle(H&, int) {}
   // reset(): the handle goes null, its reference back.
   static void release(H& h, int s) {
     custody::release(h.slots[s]);
@@ -61,8 +56,6 @@ struct Rules<tensor_ptr::Policy> {
   static void check_slot(H& h, int s) {
     if (h.slots[s].use_count() != h.m.tensor_of(s).refs) h.fail("use_count differs from the model");
   }
-  static void finish(H&) {}
-  static void settle() {}
 };
 
 }  // namespace custody::fuzz
