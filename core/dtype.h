@@ -2,12 +2,20 @@
 //
 // core/dtype.h — scalar types, their C++ counterparts, promotion and cast rules.
 //
-// custody supports six computational dtypes (float32, float64, int32, int64,
-// uint8, bool) and two storage-only dtypes (float16, bfloat16) that can be
-// created, viewed, copied and cast with `to(dtype)` but not computed on.
+// custody has thirteen dtypes, numbered as in c10 and ExecuTorch:
+//  * eight computational dtypes (float32, float64, int8, int16, int32, int64,
+//    uint8, bool) that every op takes where ATen takes them;
+//  * two storage-only dtypes (float16, bfloat16) that can be created, viewed,
+//    copied and cast with `to(dtype)` but not computed on;
+//  * three "barebones" unsigned dtypes (uint16, uint32, uint64), as in ATen 2.x:
+//    created, viewed, copied, cast, printed and compared, with the few other
+//    ops ATen runs on them (is_barebones_unsigned; ops.h lists them).
 //
-// Promotion follows ATen (`torch.result_type`), cast rules for the maker API
-// follow ExecuTorch's `canCast`: no floating -> integral and no non-bool -> bool.
+// Promotion follows ATen (`torch.result_type`: uint8 + int8 -> int16; the wide
+// unsigned dtypes promote only with themselves and with floating dtypes), cast
+// rules for the maker API follow ExecuTorch's `canCast`: no floating ->
+// integral and no non-bool -> bool, where, as in c10, uint16/32/64 are not
+// "integral" (so float32 -> uint32 is allowed).
 
 #ifndef CUSTODY_CORE_DTYPE_H_
 #define CUSTODY_CORE_DTYPE_H_
@@ -28,17 +36,49 @@
 
 namespace custody {
 
+// The values are c10's (and ExecuTorch's), so a dtype read as a number means
+// the same thing in all three; the gaps are dtypes custody does not have.
 enum class ScalarType : int8_t {
-  Byte = 0,   // uint8
-  Int = 1,    // int32
-  Long = 2,   // int64
-  Half = 3,   // float16 (storage + casts only)
-  Float = 4,  // float32
-  Double = 5, // float64
-  Bool = 6,
-  BFloat16 = 7,  // storage + casts only
+  Byte = 0,       // uint8
+  Char = 1,       // int8
+  Short = 2,      // int16
+  Int = 3,        // int32
+  Long = 4,       // int64
+  Half = 5,       // float16 (storage + casts only)
+  Float = 6,      // float32
+  Double = 7,     // float64
+  Bool = 11,
+  BFloat16 = 15,  // storage + casts only
+  UInt16 = 27,    // barebones unsigned (see above)
+  UInt32 = 28,
+  UInt64 = 29,
 };
-inline constexpr int kNumScalarTypes = 8;
+inline constexpr int kNumScalarTypes = 13;
+inline constexpr ScalarType kAllScalarTypes[kNumScalarTypes] = {
+    ScalarType::Byte,   ScalarType::Char,   ScalarType::Short,  ScalarType::Int,
+    ScalarType::Long,   ScalarType::Half,   ScalarType::Float,  ScalarType::Double,
+    ScalarType::Bool,   ScalarType::BFloat16, ScalarType::UInt16, ScalarType::UInt32,
+    ScalarType::UInt64};
+
+// A dense index 0..kNumScalarTypes-1 (kAllScalarTypes[dtype_index(t)] == t), for tables.
+constexpr int dtype_index(ScalarType t) {
+  switch (t) {
+    case ScalarType::Byte: return 0;
+    case ScalarType::Char: return 1;
+    case ScalarType::Short: return 2;
+    case ScalarType::Int: return 3;
+    case ScalarType::Long: return 4;
+    case ScalarType::Half: return 5;
+    case ScalarType::Float: return 6;
+    case ScalarType::Double: return 7;
+    case ScalarType::Bool: return 8;
+    case ScalarType::BFloat16: return 9;
+    case ScalarType::UInt16: return 10;
+    case ScalarType::UInt32: return 11;
+    case ScalarType::UInt64: return 12;
+  }
+  return 0;
+}
 
 // IEEE half precision, storage only. Conversions round to nearest even.
 struct Half {
@@ -126,6 +166,8 @@ CUSTODY_HOST_DEVICE inline float Half::ToFloat(uint16_t h) {
 // The C++ type of each dtype and back.
 template <ScalarType S> struct ScalarTypeToCpp;
 template <> struct ScalarTypeToCpp<ScalarType::Byte> { using type = uint8_t; };
+template <> struct ScalarTypeToCpp<ScalarType::Char> { using type = int8_t; };
+template <> struct ScalarTypeToCpp<ScalarType::Short> { using type = int16_t; };
 template <> struct ScalarTypeToCpp<ScalarType::Int> { using type = int32_t; };
 template <> struct ScalarTypeToCpp<ScalarType::Long> { using type = int64_t; };
 template <> struct ScalarTypeToCpp<ScalarType::Half> { using type = Half; };
@@ -133,9 +175,14 @@ template <> struct ScalarTypeToCpp<ScalarType::Float> { using type = float; };
 template <> struct ScalarTypeToCpp<ScalarType::Double> { using type = double; };
 template <> struct ScalarTypeToCpp<ScalarType::Bool> { using type = bool; };
 template <> struct ScalarTypeToCpp<ScalarType::BFloat16> { using type = BFloat16; };
+template <> struct ScalarTypeToCpp<ScalarType::UInt16> { using type = uint16_t; };
+template <> struct ScalarTypeToCpp<ScalarType::UInt32> { using type = uint32_t; };
+template <> struct ScalarTypeToCpp<ScalarType::UInt64> { using type = uint64_t; };
 
 template <class T> struct CppToScalarType;
 template <> struct CppToScalarType<uint8_t> { static constexpr ScalarType value = ScalarType::Byte; };
+template <> struct CppToScalarType<int8_t> { static constexpr ScalarType value = ScalarType::Char; };
+template <> struct CppToScalarType<int16_t> { static constexpr ScalarType value = ScalarType::Short; };
 template <> struct CppToScalarType<int32_t> { static constexpr ScalarType value = ScalarType::Int; };
 template <> struct CppToScalarType<int64_t> { static constexpr ScalarType value = ScalarType::Long; };
 template <> struct CppToScalarType<Half> { static constexpr ScalarType value = ScalarType::Half; };
@@ -143,6 +190,9 @@ template <> struct CppToScalarType<float> { static constexpr ScalarType value = 
 template <> struct CppToScalarType<double> { static constexpr ScalarType value = ScalarType::Double; };
 template <> struct CppToScalarType<bool> { static constexpr ScalarType value = ScalarType::Bool; };
 template <> struct CppToScalarType<BFloat16> { static constexpr ScalarType value = ScalarType::BFloat16; };
+template <> struct CppToScalarType<uint16_t> { static constexpr ScalarType value = ScalarType::UInt16; };
+template <> struct CppToScalarType<uint32_t> { static constexpr ScalarType value = ScalarType::UInt32; };
+template <> struct CppToScalarType<uint64_t> { static constexpr ScalarType value = ScalarType::UInt64; };
 
 // Element type for host buffers of T: std::vector<bool> is packed, so bools are
 // kept as bytes (the same representation as bool).
@@ -162,6 +212,8 @@ template <class F>
 decltype(auto) visit_dtype(ScalarType t, F&& f) {
   switch (t) {
     case ScalarType::Byte: return f(Tag<uint8_t>{});
+    case ScalarType::Char: return f(Tag<int8_t>{});
+    case ScalarType::Short: return f(Tag<int16_t>{});
     case ScalarType::Int: return f(Tag<int32_t>{});
     case ScalarType::Long: return f(Tag<int64_t>{});
     case ScalarType::Half: return f(Tag<Half>{});
@@ -169,16 +221,21 @@ decltype(auto) visit_dtype(ScalarType t, F&& f) {
     case ScalarType::Double: return f(Tag<double>{});
     case ScalarType::Bool: return f(Tag<bool>{});
     case ScalarType::BFloat16: return f(Tag<BFloat16>{});
+    case ScalarType::UInt16: return f(Tag<uint16_t>{});
+    case ScalarType::UInt32: return f(Tag<uint32_t>{});
+    case ScalarType::UInt64: return f(Tag<uint64_t>{});
   }
   return f(Tag<float>{});
 }
 
-// Like visit_dtype over the six computational dtypes; storage-only dtypes are
-// the caller's job to reject first.
+// Like visit_dtype over the eight computational dtypes; other dtypes are the
+// caller's job to reject first (check_computable in core/ops.h).
 template <class F>
 decltype(auto) visit_compute_dtype(ScalarType t, F&& f) {
   switch (t) {
     case ScalarType::Byte: return f(Tag<uint8_t>{});
+    case ScalarType::Char: return f(Tag<int8_t>{});
+    case ScalarType::Short: return f(Tag<int16_t>{});
     case ScalarType::Int: return f(Tag<int32_t>{});
     case ScalarType::Long: return f(Tag<int64_t>{});
     case ScalarType::Double: return f(Tag<double>{});
@@ -187,12 +244,25 @@ decltype(auto) visit_compute_dtype(ScalarType t, F&& f) {
   }
 }
 
+// Like visit_compute_dtype, and the three barebones unsigned dtypes too: for
+// the kernels ATen also runs on uint16/32/64 (comparisons, where, max/min, ...).
+template <class F>
+decltype(auto) visit_compute_or_unsigned_dtype(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::UInt16: return f(Tag<uint16_t>{});
+    case ScalarType::UInt32: return f(Tag<uint32_t>{});
+    case ScalarType::UInt64: return f(Tag<uint64_t>{});
+    default: return visit_compute_dtype(t, static_cast<F&&>(f));
+  }
+}
+
 constexpr size_t element_size(ScalarType t) {
   switch (t) {
-    case ScalarType::Byte: case ScalarType::Bool: return 1;
-    case ScalarType::Half: case ScalarType::BFloat16: return 2;
-    case ScalarType::Int: case ScalarType::Float: return 4;
-    case ScalarType::Long: case ScalarType::Double: return 8;
+    case ScalarType::Byte: case ScalarType::Char: case ScalarType::Bool: return 1;
+    case ScalarType::Short: case ScalarType::Half: case ScalarType::BFloat16:
+    case ScalarType::UInt16: return 2;
+    case ScalarType::Int: case ScalarType::Float: case ScalarType::UInt32: return 4;
+    case ScalarType::Long: case ScalarType::Double: case ScalarType::UInt64: return 8;
   }
   return 0;
 }
@@ -201,18 +271,30 @@ constexpr bool is_floating_point(ScalarType t) {
   return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half ||
          t == ScalarType::BFloat16;
 }
+// As c10's isIntegralType: uint8, int8, int16, int32, int64 (and bool when
+// asked), not the barebones unsigned dtypes.
 constexpr bool is_integral(ScalarType t, bool include_bool) {
-  return t == ScalarType::Byte || t == ScalarType::Int || t == ScalarType::Long ||
-         (include_bool && t == ScalarType::Bool);
+  return t == ScalarType::Byte || t == ScalarType::Char || t == ScalarType::Short ||
+         t == ScalarType::Int || t == ScalarType::Long || (include_bool && t == ScalarType::Bool);
 }
-// The values of an integral dtype (bool included), inclusive; false for the
-// floating dtypes.
+// uint16, uint32 and uint64: ATen 2.x's "barebones" unsigned dtypes.
+constexpr bool is_barebones_unsigned(ScalarType t) {
+  return t == ScalarType::UInt16 || t == ScalarType::UInt32 || t == ScalarType::UInt64;
+}
+// The values of an integer dtype (bool and the unsigned ones included),
+// inclusive; false for the floating dtypes. uint64's max is reported as
+// INT64_MAX (the largest int64): callers that need 2^64-1 ask for UInt64 first.
 constexpr bool integer_range(ScalarType t, int64_t* min, int64_t* max) {
   switch (t) {
     case ScalarType::Bool: *min = 0; *max = 1; return true;
     case ScalarType::Byte: *min = 0; *max = 255; return true;
+    case ScalarType::Char: *min = INT8_MIN; *max = INT8_MAX; return true;
+    case ScalarType::Short: *min = INT16_MIN; *max = INT16_MAX; return true;
     case ScalarType::Int: *min = INT32_MIN; *max = INT32_MAX; return true;
     case ScalarType::Long: *min = INT64_MIN; *max = INT64_MAX; return true;
+    case ScalarType::UInt16: *min = 0; *max = UINT16_MAX; return true;
+    case ScalarType::UInt32: *min = 0; *max = UINT32_MAX; return true;
+    case ScalarType::UInt64: *min = 0; *max = INT64_MAX; return true;
     default: return false;
   }
 }
@@ -228,8 +310,11 @@ std::ostream& operator<<(std::ostream& os, ScalarType t);
 template <class Sink>
 void AbslStringify(Sink& sink, ScalarType t) { sink.Append(dtype_name(t)); }
 
-// The dtype of `a op b` as in torch.result_type for two tensors.
-ScalarType promote_types(ScalarType a, ScalarType b);
+// The dtype of `a op b` as in torch.result_type for two tensors (c10's
+// promoteTypes). uint16/32/64 promote only with themselves and with floating
+// dtypes, as in ATen: any other pair with one of them is a DTypeError naming
+// `op` and both dtypes.
+ScalarType promote_types(ScalarType a, ScalarType b, const char* op = "promote_types");
 
 // ExecuTorch's canCast: false for floating -> integral and non-bool -> bool.
 bool can_cast(ScalarType from, ScalarType to);

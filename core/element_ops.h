@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // core/element_ops.h — what one element of each op computes, ATen's semantics,
-// for every backend: the CPU loops (backends/onednn/internal/loops.h) and the
+// for every backend: the CPU loops (backends/host/loops.h) and the
 // CUDA kernels (backends/cuda/internal/kernels.cu) call these same functions,
 // so a value is computed by one definition whatever the backend (README: "same
 // ops, same errors, same numbers").
@@ -73,8 +73,13 @@ CUSTODY_HOST_DEVICE inline To convert(From v) {
     // int64), int32 for the other signed types:
     //   1e10 -> int32: INT32_MIN   300.7 -> uint8: 44   -1 -> uint8: 255
     //   NaN -> int64: INT64_MIN    1e20 -> uint8: 0
+    // uint64 alone also takes [2^63, 2^64) exactly, as C++'s (and c10's)
+    // static_cast<uint64_t> does: 1e19 -> 10000000000000000000.
     using Via = std::conditional_t<(sizeof(To) == 8 || std::is_unsigned_v<To>), int64_t, int32_t>;
     const double d = static_cast<double>(v);
+    if constexpr (std::is_same_v<To, uint64_t>) {
+      if (d >= 9223372036854775808.0 && d < 18446744073709551616.0) return static_cast<To>(d);
+    }
     // -2^(n-1) <= d < 2^(n-1), both bounds exact as doubles.
     const double lo = static_cast<double>(std::numeric_limits<Via>::min());
     const bool in_range = d >= lo && d < -lo;  // false for NaN

@@ -116,10 +116,26 @@ inline KernelView kernel_view(const TensorImpl& t, IntSpan sizes, IntSpan stride
   return KernelView{t.data(), t.scalar_type(), sizes, strides};
 }
 inline KernelView kernel_view(const TensorImpl& t) { return kernel_view(t, t.sizes(), t.strides()); }
-// A DTypeError unless ops compute on `dtype` (not a storage-only dtype).
+// A DTypeError unless op `op` computes on `dtype`: never on a storage-only
+// dtype (float16, bfloat16); on uint16/32/64 only when `takes_unsigned`.
+//
+// Note [Barebones unsigned ops]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// uint16, uint32 and uint64 take what ATen 2.x runs on them, and the few
+// exact ops its CPU kernels leave out only by omission (add, sub, lt/le/gt/ge,
+// where): creation (empty, zeros, full, randint, from data), views, clone,
+// contiguous, to/copy_/fill_, cat, index_select/embedding, where, item and
+// printing; add, sub and mul (wrapping, as uint8 does); the six comparisons;
+// div and exp, log, sqrt, rsqrt, tanh, sigmoid, sin, cos (computed in
+// float32, as ATen does for integers); sum (int64, as ATen). Every other op
+// (neg, abs, relu, gelu, silu, pow, maximum, minimum, mean, max, min, argmax,
+// argmin, softmax, matmul, arange, rand, randn) is a DTypeError naming the op
+// and the dtype, as ATen's "not implemented for 'UInt32'".
 [[noreturn]] void throw_not_computable(const char* op, ScalarType dtype);
-inline void check_computable(const char* op, ScalarType dtype) {
-  if (is_storage_only(dtype)) [[unlikely]] throw_not_computable(op, dtype);
+inline void check_computable(const char* op, ScalarType dtype, bool takes_unsigned = false) {
+  if (is_storage_only(dtype) || (!takes_unsigned && is_barebones_unsigned(dtype))) [[unlikely]] {
+    throw_not_computable(op, dtype);
+  }
 }
 // An InvalidArgument unless `value` fits `dtype` (fill_, full): integer dtypes
 // take finite values within their range (fractions truncate), float32/16 and
@@ -184,7 +200,7 @@ T item_convert(S v, ScalarType from) {
     if (!fits) {
       throw InvalidArgument(absl::StrFormat(
           "item: value %s of a %s tensor cannot be converted to %s without overflow",
-          absl::StrCat(v), dtype_name(from), item_type_name<T>()));
+          absl::StrCat(+v), dtype_name(from), item_type_name<T>()));
     }
     return static_cast<T>(v);
   }

@@ -84,7 +84,8 @@ void check_fill_value(const Scalar& value, ScalarType dtype, const char* op) {
   // negative integer goes into an unsigned type while -v fits (-1 -> uint8 255).
   auto in_integer_range = [&](long double lo, long double hi) {
     if (value.is_integral()) {
-      const auto v = static_cast<long double>(value.to<int64_t>());
+      const auto v = value.is_large_unsigned() ? static_cast<long double>(value.to<uint64_t>())
+                                                : static_cast<long double>(value.to<int64_t>());
       return (v >= lo && v <= hi) || (lo == 0 && v < 0 && -v <= hi);
     }
     const long double x = value.to_double();
@@ -96,7 +97,9 @@ void check_fill_value(const Scalar& value, ScalarType dtype, const char* op) {
   };
   int64_t min = 0, max = 0;
   if (integer_range(dtype, &min, &max)) {
-    fits = in_integer_range(static_cast<long double>(min), static_cast<long double>(max));
+    fits = in_integer_range(static_cast<long double>(min),
+                            dtype == ScalarType::UInt64 ? static_cast<long double>(UINT64_MAX)
+                                                        : static_cast<long double>(max));
   } else if (dtype == ScalarType::Float) {
     fits = in_float_range(std::numeric_limits<float>::max());
   } else if (dtype == ScalarType::Half) {
@@ -111,6 +114,11 @@ void check_fill_value(const Scalar& value, ScalarType dtype, const char* op) {
 }
 
 void throw_not_computable(const char* op, ScalarType dtype) {
+  if (is_barebones_unsigned(dtype)) {
+    throw DTypeError(absl::StrFormat(
+        "%s: not implemented for %s (uint16/32/64 take creation, copies, casts, comparisons, "
+        "add/sub/mul, div and sum, as in ATen); cast with to(int64) first", op, dtype_name(dtype)));
+  }
   throw DTypeError(absl::StrFormat(
       "%s: %s is a storage-only dtype in custody (create, view, copy and cast only); cast with "
       "to(float32) first", op, dtype_name(dtype)));
@@ -232,23 +240,27 @@ std::string format_tensor(ScalarType dtype, IntSpan sizes, const char* host) {
   std::vector<std::string> items(static_cast<size_t>(n));
   visit_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    std::vector<double> vals(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
+    auto load = [&](int64_t i) {
       T v;
       std::memcpy(&v, host + i * sizeof(T), sizeof(T));
-      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-        vals[i] = static_cast<float>(v);
-      } else {
-        vals[i] = static_cast<double>(v);
-      }
-    }
+      return v;
+    };
     if constexpr (std::is_same_v<T, bool>) {
-      for (int64_t i = 0; i < n; ++i) items[i] = vals[i] != 0 ? "True" : "False";
-    } else if (is_floating_point(dtype)) {
+      for (int64_t i = 0; i < n; ++i) items[i] = load(i) ? "True" : "False";
+    } else if constexpr (std::is_integral_v<T>) {
+      // Exact, whatever the width (int64 and uint64 values past 2^53 included).
+      for (int64_t i = 0; i < n; ++i) items[i] = absl::StrCat(+load(i));
+    } else {
+      std::vector<double> vals(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same_v<T, double>) {
+          vals[i] = load(i);
+        } else {
+          vals[i] = static_cast<float>(load(i));  // float, float16, bfloat16
+        }
+      }
       const FloatFormat f = choose_format(vals);
       for (int64_t i = 0; i < n; ++i) items[i] = format_double(vals[i], f);
-    } else {
-      for (int64_t i = 0; i < n; ++i) items[i] = absl::StrCat(static_cast<int64_t>(vals[i]));
     }
   });
   size_t width = 0;

@@ -229,7 +229,7 @@ ImplRef Ops<B>::random(IntSpan sizes, IntSpan strides, ScalarType dtype, RandomD
 template <class B>
 ImplRef Ops<B>::randint(IntSpan sizes, IntSpan strides, ScalarType dtype, int64_t low, int64_t high,
                         TensorShapeDynamism dyn, const char* op) {
-  check_computable(op, dtype);
+  check_computable(op, dtype, /*takes_unsigned=*/true);
   if (low >= high) {
     throw InvalidArgument(
         absl::StrFormat("%s: expected low < high, but got low=%d and high=%d", op, low, high));
@@ -358,12 +358,12 @@ namespace detail {
 // deciding the dtype only when it is of a higher category (bool < integral <
 // floating) than the dimensioned operand (int32[3] + float64[] -> float64,
 // but float32[3] + float64[] -> float32 and int32[3] + int64[] -> int32).
-inline ScalarType result_type(const TensorImpl& a, const TensorImpl& b) {
-  if ((a.dim() == 0) == (b.dim() == 0)) return promote_types(a.scalar_type(), b.scalar_type());
+inline ScalarType result_type(const TensorImpl& a, const TensorImpl& b, const char* op) {
+  if ((a.dim() == 0) == (b.dim() == 0)) return promote_types(a.scalar_type(), b.scalar_type(), op);
   const ScalarType dimmed = a.dim() == 0 ? b.scalar_type() : a.scalar_type();
   const ScalarType zero = a.dim() == 0 ? a.scalar_type() : b.scalar_type();
   if (is_floating_point(dimmed)) return dimmed;
-  if (dimmed == ScalarType::Bool || is_floating_point(zero)) return promote_types(dimmed, zero);
+  if (dimmed == ScalarType::Bool || is_floating_point(zero)) return promote_types(dimmed, zero, op);
   return dimmed;
 }
 
@@ -382,8 +382,22 @@ inline ScalarType binary_compute_dtype(BinaryOp op, ScalarType common, const cha
                                        dtype_name(a), dtype_name(b)));
     }
   }
-  if (op == BinaryOp::kDiv && is_integral(common, true)) return kDefaultFloat;
+  if (op == BinaryOp::kDiv && !is_floating_point(common)) return kDefaultFloat;
   return common;
+}
+
+// Whether binary op `op` takes uint16/32/64 operands (Note [Barebones unsigned ops]).
+constexpr bool binary_takes_unsigned(BinaryOp op) {
+  return op == BinaryOp::kAdd || op == BinaryOp::kSub || op == BinaryOp::kMul ||
+         op == BinaryOp::kDiv || is_comparison(op);
+}
+
+// c10's canCast, for the result of an in-place op: no floating -> integer
+// (uint16/32/64 included, unlike ExecuTorch's canCast in can_cast) and no
+// non-bool -> bool.
+constexpr bool result_can_cast(ScalarType from, ScalarType to) {
+  if (is_floating_point(from) && (is_integral(to, false) || is_barebones_unsigned(to))) return false;
+  return from == ScalarType::Bool || to != ScalarType::Bool;
 }
 
 // ATen's check for pow(tensor, scalar): an integral (or bool) tensor to a
@@ -406,10 +420,10 @@ inline void check_int_pow_scalar(ScalarType base, const Scalar& exp) {
 template <class B>
 ImplRef Ops<B>::binary(BinaryOp op, const TensorImpl& a, const TensorImpl& b) {
   const char* name = op_name(op);
-  check_computable(name, a.scalar_type());
-  check_computable(name, b.scalar_type());
+  check_computable(name, a.scalar_type(), detail::binary_takes_unsigned(op));
+  check_computable(name, b.scalar_type(), detail::binary_takes_unsigned(op));
   const ScalarType compute = detail::binary_compute_dtype(
-      op, detail::result_type(a, b), name, a.scalar_type(), b.scalar_type());
+      op, detail::result_type(a, b, name), name, a.scalar_type(), b.scalar_type());
   const ScalarType out_dtype = is_comparison(op) ? ScalarType::Bool : compute;
   // Fast path (most ops of a training step): same sizes, no cast, no broadcast.
   if (a.scalar_type() == compute && b.scalar_type() == compute && a.sizes() == b.sizes()) {
@@ -431,7 +445,7 @@ ImplRef Ops<B>::binary(BinaryOp op, const TensorImpl& a, const TensorImpl& b) {
 template <class B>
 ImplRef Ops<B>::binary(BinaryOp op, const TensorImpl& a, const Scalar& s, bool scalar_first) {
   const char* name = op_name(op);
-  check_computable(name, a.scalar_type());
+  check_computable(name, a.scalar_type(), detail::binary_takes_unsigned(op));
   // ATen computes x ** 0.5 as sqrt(x) and x ** -0.5 as rsqrt(x), which differ from pow on
   // special values ((-inf) ** 0.5 is NaN, (-0.) ** -0.5 is -inf): the same here.
   if (op == BinaryOp::kPow && !scalar_first && s.is_floating_point() &&
@@ -468,12 +482,12 @@ inline std::string inplace_name(const char* name) { return absl::StrCat(name, "_
 template <class B>
 void Ops<B>::binary_(BinaryOp op, TensorImpl& self, const TensorImpl& other) {
   const std::string name = detail::inplace_name(op_name(op));
-  check_computable(name.c_str(), self.scalar_type());
-  check_computable(name.c_str(), other.scalar_type());
+  check_computable(name.c_str(), self.scalar_type(), detail::binary_takes_unsigned(op));
+  check_computable(name.c_str(), other.scalar_type(), detail::binary_takes_unsigned(op));
   const ScalarType compute = detail::binary_compute_dtype(
-      op, detail::result_type(self, other), name.c_str(), self.scalar_type(),
+      op, detail::result_type(self, other, name.c_str()), name.c_str(), self.scalar_type(),
       other.scalar_type());
-  if (!can_cast(compute, self.scalar_type())) {
+  if (!detail::result_can_cast(compute, self.scalar_type())) {
     throw DTypeError(absl::StrFormat("%s: result type %s can't be cast to the desired output type %s",
                                      name, dtype_name(compute), dtype_name(self.scalar_type())));
   }
@@ -503,11 +517,11 @@ void Ops<B>::binary_(BinaryOp op, TensorImpl& self, const TensorImpl& other) {
 template <class B>
 void Ops<B>::binary_(BinaryOp op, TensorImpl& self, const Scalar& s) {
   const std::string name = detail::inplace_name(op_name(op));
-  check_computable(name.c_str(), self.scalar_type());
+  check_computable(name.c_str(), self.scalar_type(), detail::binary_takes_unsigned(op));
   const ScalarType compute = detail::binary_compute_dtype(
       op, promote_with_scalar(self.scalar_type(), s), name.c_str(), self.scalar_type(),
       s.default_dtype());
-  if (!can_cast(compute, self.scalar_type())) {
+  if (!detail::result_can_cast(compute, self.scalar_type())) {
     throw DTypeError(absl::StrFormat("%s: result type %s can't be cast to the desired output type %s",
                                      name, dtype_name(compute), dtype_name(self.scalar_type())));
   }
@@ -546,7 +560,10 @@ void Ops<B>::fill_(TensorImpl& self, const Scalar& value, const char* op) {
 template <class B>
 ImplRef Ops<B>::unary(UnaryOp op, const TensorImpl& t) {
   const char* name = op_name(op);
-  check_computable(name, t.scalar_type());
+  // exp, log, ...: integers (uint16/32/64 included) compute in float32.
+  const bool to_float = op != UnaryOp::kNeg && op != UnaryOp::kAbs && op != UnaryOp::kRelu &&
+                        op != UnaryOp::kGelu && op != UnaryOp::kSilu;
+  check_computable(name, t.scalar_type(), to_float);
   ScalarType compute = t.scalar_type();
   switch (op) {
     case UnaryOp::kNeg: case UnaryOp::kAbs: case UnaryOp::kRelu:
@@ -575,9 +592,9 @@ ImplRef Ops<B>::where(const TensorImpl& cond, const TensorImpl& a, const TensorI
     throw DTypeError(absl::StrFormat("where: expected condition to be a bool tensor, but got %s",
                                      dtype_name(cond.scalar_type())));
   }
-  check_computable("where", a.scalar_type());
-  check_computable("where", b.scalar_type());
-  const ScalarType dt = detail::result_type(a, b);
+  check_computable("where", a.scalar_type(), /*takes_unsigned=*/true);
+  check_computable("where", b.scalar_type(), /*takes_unsigned=*/true);
+  const ScalarType dt = detail::result_type(a, b, "where");
   Dims shape = Unwrap(broadcast_shapes(cond.sizes(), a.sizes(), "where"));
   shape = Unwrap(broadcast_shapes(shape, b.sizes(), "where"));
   ImplRef ca = to_dtype(a, dt, "where");
@@ -632,9 +649,9 @@ inline void check_nonempty_reduction(const char* op, const TensorImpl& t,
 template <class B>
 ImplRef Ops<B>::reduce(ReduceOp op, const TensorImpl& t, IntSpan dims, bool keepdim) {
   const char* name = op_name(op);
-  check_computable(name, t.scalar_type());
+  check_computable(name, t.scalar_type(), /*takes_unsigned=*/op == ReduceOp::kSum);
   ScalarType out_dtype = t.scalar_type();
-  if (op == ReduceOp::kSum && is_integral(out_dtype, true)) out_dtype = ScalarType::Long;
+  if (op == ReduceOp::kSum && !is_floating_point(out_dtype)) out_dtype = ScalarType::Long;
   if (op == ReduceOp::kMean && !is_floating_point(out_dtype)) {
     throw DTypeError(absl::StrFormat(
         "mean: could not infer the output dtype: input dtype must be floating point, but got %s; "
@@ -791,7 +808,7 @@ ImplRef Ops<B>::matmul(const TensorImpl& a, const TensorImpl& b) {
 template <class B>
 ImplRef Ops<B>::index_select(const TensorImpl& t, int64_t dim, const TensorImpl& index,
                              const char* op) {
-  check_computable(op, t.scalar_type());
+  check_computable(op, t.scalar_type(), /*takes_unsigned=*/true);
   if (index.scalar_type() != ScalarType::Long && index.scalar_type() != ScalarType::Int) {
     throw DTypeError(absl::StrFormat("%s: expected an int64 or int32 index, but got %s", op,
                                      dtype_name(index.scalar_type())));
@@ -846,8 +863,8 @@ ImplRef Ops<B>::cat(const std::vector<const TensorImpl*>& tensors, int64_t dim) 
   ScalarType dt = tensors[0]->scalar_type();
   const TensorImpl* ref = nullptr;
   for (const TensorImpl* t : tensors) {
-    check_computable("cat", t->scalar_type());
-    dt = promote_types(dt, t->scalar_type());
+    check_computable("cat", t->scalar_type(), /*takes_unsigned=*/true);
+    dt = promote_types(dt, t->scalar_type(), "cat");
     const bool legacy_empty = t->dim() == 1 && t->numel() == 0;
     if (!legacy_empty && ref == nullptr) ref = t;
   }

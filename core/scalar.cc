@@ -9,7 +9,7 @@ namespace custody {
 std::string Scalar::str() const {
   switch (kind_) {
     case Kind::kBool: return i_ ? "true" : "false";
-    case Kind::kInt: return absl::StrCat(i_);
+    case Kind::kInt: return unsigned_ ? absl::StrCat(static_cast<uint64_t>(i_)) : absl::StrCat(i_);
     case Kind::kFloat: return absl::StrCat(d_);
   }
   return "";

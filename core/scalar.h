@@ -28,9 +28,15 @@ class Scalar {
 
   Scalar() : Scalar(int64_t{0}) {}
   Scalar(bool b) : kind_(Kind::kBool), i_(b), d_(b) {}
+  // An integer. A uint64 past INT64_MAX keeps its value: i_ holds its bits
+  // (what to<uint64_t>() and the modular conversions to narrower types need)
+  // and `unsigned_` says how to read them (to_double(), str(), comparisons).
   template <class T>
     requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
-  Scalar(T v) : kind_(Kind::kInt), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}
+  Scalar(T v)
+      : kind_(Kind::kInt), unsigned_(std::is_unsigned_v<T> && sizeof(T) == 8 &&
+                                     static_cast<uint64_t>(v) > static_cast<uint64_t>(INT64_MAX)),
+        i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}
   template <class T>
     requires std::is_floating_point_v<T>
   Scalar(T v)
@@ -50,12 +56,16 @@ class Scalar {
     } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
                          std::is_same_v<T, BFloat16>) {
       return static_cast<T>(static_cast<std::conditional_t<std::is_same_v<T, double>, double, float>>(
-          kind_ == Kind::kFloat ? d_ : static_cast<double>(i_)));
+          kind_ == Kind::kFloat || unsigned_ ? d_ : static_cast<double>(i_)));
     } else {
       return static_cast<T>(kind_ == Kind::kFloat ? truncate_to_int64(d_) : i_);
     }
   }
-  double to_double() const { return kind_ == Kind::kFloat ? d_ : static_cast<double>(i_); }
+  double to_double() const {
+    return kind_ == Kind::kFloat || unsigned_ ? d_ : static_cast<double>(i_);
+  }
+  // An integer past INT64_MAX (only a uint64 holds one): to<int64_t>() wraps it.
+  bool is_large_unsigned() const { return unsigned_; }
 
   // The dtype of a 0-dim tensor made from this scalar: bool, int64 or float32.
   ScalarType default_dtype() const {
@@ -66,6 +76,7 @@ class Scalar {
 
  private:
   Kind kind_;
+  bool unsigned_ = false;
   int64_t i_;
   double d_;
 };

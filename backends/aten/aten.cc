@@ -67,6 +67,7 @@
 #include "absl/strings/str_format.h"
 #include "backends/aten/internal/aten_dtype.h"
 #include "backends/host/host.h"
+#include "backends/host/loops.h"
 #include "core/error.h"
 #include "core/philox.h"
 #include "core/threads.h"
@@ -113,7 +114,7 @@ at::Tensor make_view(const KernelView& v) {
 at::Tensor view_of(const KernelView& v) {
   constexpr size_t kPerDtype = 6;
   thread_local std::vector<at::Tensor> pool[kNumScalarTypes];
-  std::vector<at::Tensor>& views = pool[static_cast<int>(v.dtype)];
+  std::vector<at::Tensor>& views = pool[dtype_index(v.dtype)];
   for (at::Tensor& t : views) {
     if (t.use_count() != 1) continue;
     int64_t extent = 1;  // elements the view reaches, as for_blob computes them
@@ -139,6 +140,13 @@ at::Tensor view_of(const KernelView& v) {
 
 bool same_view(const KernelView& a, const KernelView& b) {
   return a.data == b.data && a.dtype == b.dtype && a.sizes == b.sizes && a.strides == b.strides;
+}
+
+// libtorch 1.13 has no uint16/32/64 (aten_dtype.h): a kernel with such an
+// operand runs on custody's host loops, which give ATen 2.x's answers.
+template <class... V>
+bool needs_host_loops(const V&... views) {
+  return (is_barebones_unsigned(views.dtype) || ...);
 }
 
 // ---- error boundary --------------------------------------------------------
@@ -310,6 +318,7 @@ absl::Status Aten::copy_from_host(void* dst, const void* src, size_t bytes) {
 
 absl::Status Aten::copy(const KernelView& dst, const KernelView& src) {
   if (same_view(dst, src)) return absl::OkStatus();  // copying a view onto itself
+  if (needs_host_loops(dst, src)) return host::copy_loop(dst, src);
   return guarded("copy", [&] {
     at::Tensor d = view_of(dst);
     d.copy_(view_of(src));  // strided, dtype-converting, broadcasting (stride 0)
@@ -317,6 +326,7 @@ absl::Status Aten::copy(const KernelView& dst, const KernelView& src) {
 }
 
 absl::Status Aten::fill(const KernelView& dst, const Scalar& value) {
+  if (needs_host_loops(dst)) return host::fill_loop(dst, value);
   return guarded("fill", [&] {
     at::Tensor d = view_of(dst);
     d.fill_(aten_scalar(dst.dtype, value));
@@ -325,6 +335,7 @@ absl::Status Aten::fill(const KernelView& dst, const Scalar& value) {
 
 absl::Status Aten::binary(BinaryOp op, const KernelView& out, const KernelView& a,
                           const KernelView& b) {
+  if (needs_host_loops(a, b)) return host::binary_loop(op, out, a, b);
   return guarded(op_name(op), [&] {
     at::Tensor o = view_of(out);
     // In place (out is a): one at::Tensor for both, so libtorch sees the full overlap.
@@ -336,6 +347,7 @@ absl::Status Aten::binary(BinaryOp op, const KernelView& out, const KernelView& 
 
 absl::Status Aten::binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
                                  const Scalar& s, bool scalar_first) {
+  if (needs_host_loops(a)) return host::binary_scalar_loop(op, out, a, s, scalar_first);
   return guarded(op_name(op), [&] {
     at::Tensor o = view_of(out);
     const at::Tensor ta = same_view(out, a) ? o : view_of(a);
@@ -359,6 +371,7 @@ absl::Status Aten::binary_scalar(BinaryOp op, const KernelView& out, const Kerne
 }
 
 absl::Status Aten::unary(UnaryOp op, const KernelView& out, const KernelView& in) {
+  if (needs_host_loops(in)) return host::unary_loop(op, out, in);
   return guarded(op_name(op), [&] {
     at::Tensor o = view_of(out);
     const at::Tensor i = same_view(out, in) ? o : view_of(in);
@@ -382,6 +395,7 @@ absl::Status Aten::unary(UnaryOp op, const KernelView& out, const KernelView& in
 
 absl::Status Aten::where(const KernelView& out, const KernelView& cond, const KernelView& a,
                          const KernelView& b) {
+  if (needs_host_loops(a, b)) return host::where_loop(out, cond, a, b);
   return guarded("where", [&] {
     at::Tensor o = view_of(out);
     at::where_out(o, view_of(cond), view_of(a), view_of(b));
@@ -389,6 +403,7 @@ absl::Status Aten::where(const KernelView& out, const KernelView& cond, const Ke
 }
 
 absl::Status Aten::reduce(ReduceOp op, const KernelView& out, const KernelView& in) {
+  if (needs_host_loops(in)) return host::reduce_loop(op, out, in);
   return guarded(op_name(op), [&] {
     at::Tensor o = view_of(out);
     const at::Tensor i = view_of(in);
@@ -444,6 +459,7 @@ absl::Status Aten::index_select(const KernelView& out, const KernelView& in, int
   // Checked here, as on every backend, so the error names our shapes (libtorch's
   // "index out of range in self" does not say which index).
   CUSTODY_RETURN_IF_ERROR(host::check_indices(in, dim, index));
+  if (needs_host_loops(in)) return host::index_select_loop(out, in, dim, index);
   return guarded("index_select", [&] {
     at::Tensor o = view_of(out);
     at::index_select_out(o, view_of(in), dim, view_of(index));
@@ -451,30 +467,9 @@ absl::Status Aten::index_select(const KernelView& out, const KernelView& in, int
 }
 
 absl::Status Aten::random(const KernelView& out, RandomDist dist, const RandomParams& p) {
-  // custody's Philox streams on the host (core/philox.h), written straight into
-  // out's memory in row-major order of its sizes: element i is a pure function
-  // of (seed, offset, i), the same values as on every backend.
-  const int64_t n = out.numel();
-  const size_t nd = out.sizes.size();
-  visit_compute_dtype(out.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* base = static_cast<T*>(out.data);
-    Dims idx(nd, 0);
-    int64_t off = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const uint64_t u = static_cast<uint64_t>(i);
-      base[off] = host::random_sample<T>(dist, p, u);
-      for (int64_t d = static_cast<int64_t>(nd) - 1; d >= 0; --d) {  // odometer
-        if (++idx[d] < out.sizes[d]) {
-          off += out.strides[d];
-          break;
-        }
-        off -= out.strides[d] * (out.sizes[d] - 1);
-        idx[d] = 0;
-      }
-    }
-  });
-  return absl::OkStatus();
+  // custody's Philox streams on the host (core/philox.h): element i is a pure
+  // function of (seed, offset, i), the same values as on every backend.
+  return host::random_loop(out, dist, p);
 }
 
 }  // namespace custody

@@ -87,14 +87,21 @@ std::string layout_name(at::Layout layout) {
 
 }  // namespace
 
-at::ScalarType to_aten_dtype(ScalarType dtype) { return aten_internal::to_aten_dtype(dtype); }
+at::ScalarType to_aten_dtype(ScalarType dtype) {
+  if (is_barebones_unsigned(dtype)) {
+    throw DTypeError(absl::StrFormat(
+        "to_aten: %s has no libtorch 1.13 dtype (libtorch added uint16/32/64 in 2.3); cast it "
+        "first, e.g. t.to(ScalarType::Long)", dtype_name(dtype)));
+  }
+  return aten_internal::to_aten_dtype(dtype);
+}
 
 ScalarType from_aten_dtype(at::ScalarType dtype) {
   if (const std::optional<ScalarType> ours = aten_internal::from_aten_dtype(dtype)) return *ours;
   throw DTypeError(absl::StrFormat(
       "from_aten: libtorch dtype %s is not supported by custody (supported: float32, float64, "
-      "int32, int64, uint8, bool, float16, bfloat16); convert it first, e.g. x.to(at::kFloat)",
-      aten_internal::aten_dtype_name(dtype)));
+      "float16, bfloat16, int8, int16, int32, int64, uint8, bool); convert it first, e.g. "
+      "x.to(at::kFloat)", aten_internal::aten_dtype_name(dtype)));
 }
 
 namespace aten_internal {

@@ -25,12 +25,13 @@
 //    a host backend (Aten, Onednn; else DeviceError). The result is a CPU
 //    at::Tensor of t's dtype, sizes, strides and storage offset, whose storage
 //    is t's whole Storage (same address, same byte size). It does not require
-//    grad; autograd may record ops on it like on any leaf tensor.
+//    grad; autograd may record ops on it like on any leaf tensor. uint16/32/64
+//    have no libtorch 1.13 dtype: DTypeError naming the dtype.
 //  * from_aten<T>(x, dyn): T is any BasicTensor<Policy, Backend> with a host
 //    backend; x must be a defined, strided CPU tensor (else InvalidArgument /
-//    DeviceError) of a dtype custody has — float32, float64, int32, int64,
-//    uint8, bool, float16, bfloat16 — else DTypeError naming x's dtype
-//    ("complex64 (ComplexFloat)", "int8 (Char)", ...). Any view works: the
+//    DeviceError) of a dtype custody has — float32, float64, float16,
+//    bfloat16, int8, int16, int32, int64, uint8, bool — else DTypeError naming
+//    x's dtype ("complex64 (ComplexFloat)", "qint8 (QInt8)", ...). Any view works: the
 //    handle has x's sizes, strides and storage offset (non-contiguous, sliced,
 //    expanded). The memory is shared like `x.detach()` shares it: autograd
 //    does not see what custody does with it. A lazily negated view
@@ -80,7 +81,8 @@
 
 namespace custody {
 
-// libtorch's dtype for a custody dtype (every custody dtype has one).
+// libtorch's dtype for a custody dtype; DTypeError for uint16/32/64, which
+// libtorch 1.13 lacks.
 at::ScalarType to_aten_dtype(ScalarType dtype);
 // custody's dtype for a libtorch dtype; DTypeError naming it when there is none.
 ScalarType from_aten_dtype(at::ScalarType dtype);

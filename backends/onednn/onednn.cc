@@ -17,7 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
-#include "backends/onednn/internal/loops.h"
+#include "backends/host/loops.h"
 #include "core/host_allocator.h"
 #include "core/spin_lock.h"
 #include "core/threads.h"
@@ -30,7 +30,7 @@
 namespace custody {
 namespace {
 
-namespace loops = onednn_internal;
+namespace loops = host;
 using dt = dnnl::memory::data_type;
 
 std::atomic<int64_t> g_threshold{1 << 14};

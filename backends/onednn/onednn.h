@@ -8,7 +8,7 @@
 // (core/host_allocator.h), counted exactly in `stats()`.
 // Kernels: oneDNN primitives (binary, eltwise, matmul, softmax,
 // reorder) for large float32 work, with primitive descriptors cached by shape;
-// a direct loop path (internal/loops.h) for tiny tensors, where oneDNN's
+// a direct loop path (backends/host/loops.h) for tiny tensors, where oneDNN's
 // dispatch would cost more than the work, for reductions (vector lanes summed
 // in double, split over the threads), and for every other dtype and layout.
 //

@@ -94,6 +94,11 @@ inline Error to_error(const absl::Status& status) {
 inline bool canCast(aten::ScalarType from, aten::ScalarType to) { return ::custody::can_cast(from, to); }
 inline size_t elementSize(aten::ScalarType t) { return ::custody::element_size(t); }
 inline bool isFloatingType(aten::ScalarType t) { return ::custody::is_floating_point(t); }
+// As ExecuTorch's: uint16/32/64 are not "integral" (they are barebones unsigned).
+inline bool isIntegralType(aten::ScalarType t, bool include_bool) {
+  return ::custody::is_integral(t, include_bool);
+}
+inline bool isBarebonesUnsignedType(aten::ScalarType t) { return ::custody::is_barebones_unsigned(t); }
 template <class T>
 struct CppTypeToScalarType {
   static constexpr aten::ScalarType value = ::custody::scalar_type_of<T>;

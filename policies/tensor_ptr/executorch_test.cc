@@ -480,4 +480,127 @@ TEST(ExecuTorchTensorPtrTest, RuntimeHelpers) {
   EXPECT_EQ(executorch::runtime::CppTypeToScalarType<int64_t>::value, ScalarType::Long);
 }
 
+// ---- the dtypes ExecuTorch adds to custody's first eight -------------------------
+
+TEST(ExecuTorchTensorPtrTest, Int8AndInt16FromVectorsAndScalars) {
+  auto c = make_tensor_ptr(std::vector<int8_t>{-128, 0, 127});
+  EXPECT_EQ(c->scalar_type(), ScalarType::Char);
+  EXPECT_EQ(c->element_size(), 1u);
+  EXPECT_EQ(c->const_data_ptr<int8_t>()[0], -128);
+  auto s = make_tensor_ptr({2, 2}, std::vector<int16_t>{-32768, 1, 2, 32767});
+  EXPECT_EQ(s->scalar_type(), ScalarType::Short);
+  EXPECT_EQ(s->strides()[0], 2);
+  EXPECT_EQ(s->const_data_ptr<int16_t>()[3], 32767);
+  auto one = make_tensor_ptr(int8_t{-5});
+  EXPECT_EQ(one->scalar_type(), ScalarType::Char);
+  EXPECT_EQ(one->const_data_ptr<int8_t>()[0], -5);
+  // The element type as the first template argument, as ExecuTorch spells it.
+  auto typed = make_tensor_ptr<int16_t>({3}, {1, -2, 3});
+  EXPECT_EQ(typed->scalar_type(), ScalarType::Short);
+  EXPECT_EQ(typed->const_data_ptr<int16_t>()[1], -2);
+  // int8 widens to int16 and to float; nothing floating narrows to either.
+  auto wide = make_tensor_ptr(std::vector<int8_t>{-1, 100}, ScalarType::Short);
+  EXPECT_EQ(wide->const_data_ptr<int16_t>()[0], -1);
+  EXPECT_THROW(make_tensor_ptr(std::vector<float>{1.5f}, ScalarType::Char), ::custody::DTypeError);
+}
+
+TEST(ExecuTorchTensorPtrTest, UnsignedVectorsKeepTheirType) {
+  auto a = make_tensor_ptr(std::vector<uint16_t>{0, 65535, 9});
+  EXPECT_EQ(a->scalar_type(), ScalarType::UInt16);
+  EXPECT_EQ(a->const_data_ptr<uint16_t>()[1], 65535u);
+  auto b = make_tensor_ptr({1, 3}, std::vector<uint32_t>{7u, 4000000000u, 0u});
+  EXPECT_EQ(b->scalar_type(), ScalarType::UInt32);
+  EXPECT_EQ(b->strides()[0], 3);
+  EXPECT_EQ(b->const_data_ptr<uint32_t>()[1], 4000000000u);
+  auto c = make_tensor_ptr(std::vector<uint64_t>{18000000000000000000ull, 2ull});
+  EXPECT_EQ(c->scalar_type(), ScalarType::UInt64);
+  EXPECT_EQ(c->element_size(), 8u);
+  EXPECT_EQ(c->const_data_ptr<uint64_t>()[0], 18000000000000000000ull);
+}
+
+TEST(ExecuTorchTensorPtrTest, RawBytesAsAnUnsignedType) {
+  const std::vector<uint64_t> values{5ull, 9000000000000000001ull};
+  std::vector<uint8_t> raw(values.size() * sizeof(uint64_t));
+  std::memcpy(raw.data(), values.data(), raw.size());
+  auto t = make_tensor_ptr({2}, std::move(raw), ScalarType::UInt64);
+  EXPECT_EQ(t->scalar_type(), ScalarType::UInt64);
+  EXPECT_EQ(t->const_data_ptr<uint64_t>()[1], 9000000000000000001ull);
+  // 11 bytes are not three uint32 values (ExecuTorch aborts; custody throws).
+  EXPECT_THROW(make_tensor_ptr({3}, std::vector<uint8_t>(11), ScalarType::UInt32),
+               ::custody::InvalidArgument);
+}
+
+// canCast as ExecuTorch has it: the unsigned types are not "integral", so
+// floating data may be cast to them; data of any type casts to them modularly.
+TEST(ExecuTorchTensorPtrTest, CastsIntoAndOutOfTheUnsignedTypes) {
+  auto from_int = make_tensor_ptr(std::vector<int32_t>{-1, 65536, 70000}, ScalarType::UInt16);
+  EXPECT_EQ(from_int->const_data_ptr<uint16_t>()[0], static_cast<uint16_t>(-1));
+  EXPECT_EQ(from_int->const_data_ptr<uint16_t>()[1], 0u);
+  EXPECT_EQ(from_int->const_data_ptr<uint16_t>()[2], static_cast<uint16_t>(70000));
+  auto from_float = make_tensor_ptr(std::vector<float>{3.0f, 12.75f}, ScalarType::UInt32);
+  EXPECT_EQ(from_float->const_data_ptr<uint32_t>()[1], 12u);
+  auto to_float = make_tensor_ptr(std::vector<uint32_t>{4000000000u}, ScalarType::Float);
+  EXPECT_FLOAT_EQ(to_float->const_data_ptr<float>()[0], 4e9f);
+  EXPECT_THROW(make_tensor_ptr(std::vector<uint32_t>{1u}, ScalarType::Bool), ::custody::DTypeError);
+  auto clone = clone_tensor_ptr(to_float, ScalarType::UInt64);
+  EXPECT_EQ(clone->const_data_ptr<uint64_t>()[0], 4000000000ull);
+  using executorch::runtime::canCast;
+  EXPECT_TRUE(canCast(ScalarType::Float, ScalarType::UInt32));
+  EXPECT_TRUE(canCast(ScalarType::Bool, ScalarType::UInt64));
+  EXPECT_FALSE(canCast(ScalarType::UInt16, ScalarType::Bool));
+  EXPECT_FALSE(canCast(ScalarType::Double, ScalarType::Char));
+  EXPECT_FALSE(executorch::runtime::isIntegralType(ScalarType::UInt16, true));
+  EXPECT_TRUE(executorch::runtime::isIntegralType(ScalarType::Short, false));
+  EXPECT_TRUE(executorch::runtime::isBarebonesUnsignedType(ScalarType::UInt64));
+  EXPECT_EQ(executorch::runtime::elementSize(ScalarType::UInt32), 4u);
+  EXPECT_EQ(executorch::runtime::CppTypeToScalarType<int8_t>::value, ScalarType::Char);
+}
+
+TEST(ExecuTorchTensorPtrTest, UnsignedAliasesAndClones) {
+  auto t = make_tensor_ptr({2, 2}, std::vector<uint32_t>{10u, 20u, 30u, 40u});
+  auto alias = make_tensor_ptr(t);
+  EXPECT_EQ(alias->scalar_type(), ScalarType::UInt32);
+  EXPECT_EQ(alias->const_data_ptr<uint32_t>(), t->const_data_ptr<uint32_t>());
+  auto cloned = clone_tensor_ptr(t);
+  EXPECT_NE(cloned->const_data_ptr<uint32_t>(), t->const_data_ptr<uint32_t>());
+  EXPECT_EQ(cloned->const_data_ptr<uint32_t>()[3], 40u);
+  auto col = make_tensor_ptr(t, {2, 2}, {1, 0});  // a column-major view of the same bytes
+  EXPECT_EQ(col->strides()[0], 1);
+  EXPECT_EQ(clone_tensor_ptr(col)->const_data_ptr<uint32_t>()[1], 20u);
+}
+
+// ExecuTorch's newest maker: a typed pointer names the dtype; a void* keeps float32.
+TEST(ExecuTorchTensorPtrTest, TypedPointerDeducesItsOwnScalarType) {
+  std::vector<int8_t> data{1, 2, 3, 4};
+  int8_t* p = data.data();
+  auto a = for_blob(p, {2, 2}).make_tensor_ptr();
+  EXPECT_EQ(a->scalar_type(), ScalarType::Char);
+  EXPECT_EQ(a->nbytes(), 4u);
+  auto b = from_blob(p, {2, 2});
+  EXPECT_EQ(b->scalar_type(), ScalarType::Char);
+  auto c = from_blob(p, {2, 2}, {2, 1});
+  EXPECT_EQ(c->scalar_type(), ScalarType::Char);
+  EXPECT_EQ(c->const_data_ptr<int8_t>(), p);
+  std::vector<float> f(4);
+  EXPECT_EQ(from_blob(static_cast<void*>(f.data()), {4})->scalar_type(), ScalarType::Float);
+  EXPECT_EQ(from_blob(p, {1}, ScalarType::Float)->scalar_type(), ScalarType::Float);
+  EXPECT_EQ(for_blob(p, {1}).type(ScalarType::Float).make_tensor_ptr()->scalar_type(),
+            ScalarType::Float);
+  std::vector<uint32_t> u{7u, 8u};
+  EXPECT_EQ(from_blob(u.data(), {2})->const_data_ptr<uint32_t>()[1], 8u);
+  bool freed = false;
+  auto* owned = new int16_t[3]{1, 2, 3};
+  {
+    auto d = for_blob(owned, {3})
+                 .deleter([&freed](void* q) {
+                   freed = true;
+                   delete[] static_cast<int16_t*>(q);
+                 })
+                 .make_tensor_ptr();
+    EXPECT_EQ(d->scalar_type(), ScalarType::Short);
+    EXPECT_EQ(d->nbytes(), 6u);
+  }
+  EXPECT_TRUE(freed);
+}
+
 }  // namespace

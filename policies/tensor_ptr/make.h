@@ -39,6 +39,7 @@
 #else
 #include "backends/onednn/onednn.h"
 #endif
+#include "core/element_ops.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "policies/tensor_ptr/tensor_ptr.h"
@@ -158,6 +159,10 @@ To cast_value(From v) {
     return v != From(0);
   } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
     return To(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // Only into uint16/32/64 (canCast refuses the other integers): defined for
+    // every value, as to(dtype) converts (Note [Float to integer]).
+    return element::convert<To>(v);
   } else {
     return static_cast<To>(v);
   }
@@ -537,6 +542,23 @@ TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, std::vector<S
                                                            dynamism, std::move(deleter), "from_blob"));
 }
 
+// A typed pointer names its dtype, as in ExecuTorch's newest maker: from_blob
+// of an int8_t* is int8 (a void* keeps the float32 default); an explicit type
+// still reinterprets the memory.
+template <class B = DefaultBackend, class T>
+  requires Backend<B> && kIsScalarCppType<T>
+TensorPtrOn<B> from_blob(T* data, std::vector<SizesType> sizes, ScalarType type = scalar_type_of<T>,
+                         TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
+  return from_blob<B>(static_cast<void*>(data), std::move(sizes), type, dynamism);
+}
+template <class B = DefaultBackend, class T>
+  requires Backend<B> && kIsScalarCppType<T>
+TensorPtrOn<B> from_blob(T* data, std::vector<SizesType> sizes, std::vector<StridesType> strides,
+                         ScalarType type = scalar_type_of<T>,
+                         TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
+  return from_blob<B>(static_cast<void*>(data), std::move(sizes), std::move(strides), type, dynamism);
+}
+
 // The device forms: `device` says where `data` lives and must be backend B's.
 template <class B = DefaultBackend>
 TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, ScalarType type, Device device,
@@ -594,6 +616,12 @@ class TensorPtrMaker {
 template <class B = DefaultBackend>
 TensorPtrMaker<B> for_blob(void* data, std::vector<SizesType> sizes, ScalarType type = ScalarType::Float) {
   return TensorPtrMaker<B>(data, std::move(sizes), type);
+}
+// A typed pointer names its dtype (see from_blob).
+template <class B = DefaultBackend, class T>
+  requires Backend<B> && kIsScalarCppType<T>
+TensorPtrMaker<B> for_blob(T* data, std::vector<SizesType> sizes, ScalarType type = scalar_type_of<T>) {
+  return TensorPtrMaker<B>(static_cast<void*>(data), std::move(sizes), type);
 }
 
 // ---- scalar_tensor and the filled/random makers ---------------------------------------------

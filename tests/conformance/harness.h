@@ -113,7 +113,7 @@ std::vector<double> values_of(const T& t) {
     auto f = t.to(ScalarType::Float).template to_vector<float>();
     return std::vector<double>(f.begin(), f.end());
   }
-  return visit_compute_dtype(dt, [&](auto tag) {
+  return visit_compute_or_unsigned_dtype(dt, [&](auto tag) {
     using E = typename decltype(tag)::type;
     if constexpr (std::is_same_v<E, bool>) {
       return std::vector<double>{};

@@ -9,11 +9,11 @@
 namespace custody::testing::numerics {
 
 const std::vector<ScalarType>& all_dtypes() {
-  static const std::vector<ScalarType> v{Float32, Float64, Int32, Int64, UInt8, Bool};
+  static const std::vector<ScalarType> v{Float32, Float64, Int8, Int16, Int32, Int64, UInt8, Bool};
   return v;
 }
 const std::vector<ScalarType>& integral_dtypes() {  // including bool
-  static const std::vector<ScalarType> v{Int32, Int64, UInt8, Bool};
+  static const std::vector<ScalarType> v{Int8, Int16, Int32, Int64, UInt8, Bool};
   return v;
 }
 

@@ -22,6 +22,8 @@ namespace custody::testing::numerics {
 
 inline constexpr ScalarType Float32 = ScalarType::Float;
 inline constexpr ScalarType Float64 = ScalarType::Double;
+inline constexpr ScalarType Int8 = ScalarType::Char;
+inline constexpr ScalarType Int16 = ScalarType::Short;
 inline constexpr ScalarType Int32 = ScalarType::Int;
 inline constexpr ScalarType Int64 = ScalarType::Long;
 inline constexpr ScalarType UInt8 = ScalarType::Byte;

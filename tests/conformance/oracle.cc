@@ -21,6 +21,8 @@ namespace {
 at::ScalarType to_aten(ScalarType t) {
   switch (t) {
     case ScalarType::Byte: return at::kByte;
+    case ScalarType::Char: return at::kChar;
+    case ScalarType::Short: return at::kShort;
     case ScalarType::Int: return at::kInt;
     case ScalarType::Long: return at::kLong;
     case ScalarType::Half: return at::kHalf;
@@ -28,13 +30,17 @@ at::ScalarType to_aten(ScalarType t) {
     case ScalarType::Double: return at::kDouble;
     case ScalarType::Bool: return at::kBool;
     case ScalarType::BFloat16: return at::kBFloat16;
+    default: break;  // uint16/32/64: not in libtorch 1.13
   }
-  throw std::runtime_error("oracle: unknown dtype");
+  throw std::runtime_error(std::string("oracle: libtorch 1.13 has no ") +
+                           std::string(dtype_name(t)));
 }
 
 ScalarType from_aten(at::ScalarType t) {
   switch (t) {
     case at::kByte: return ScalarType::Byte;
+    case at::kChar: return ScalarType::Char;
+    case at::kShort: return ScalarType::Short;
     case at::kInt: return ScalarType::Int;
     case at::kLong: return ScalarType::Long;
     case at::kHalf: return ScalarType::Half;

@@ -13,6 +13,7 @@
 #include "tests/conformance/nn_suite.h"
 #include "tests/conformance/numerics_suite.h"
 #include "tests/conformance/threads_suite.h"
+#include "tests/conformance/unsigned_suite.h"
 #include "tests/conformance/views_suite.h"
 
 #define CUSTODY_INSTANTIATE_GENERIC_SUITES(Types)                       \
@@ -23,6 +24,7 @@
   INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, ErrorsTest, Types);       \
   INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, ThreadsTest, Types);     \
   INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, NnTest, Types);         \
-  INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, CatalogueTest, Types)
+  INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, CatalogueTest, Types);   \
+  INSTANTIATE_TYPED_TEST_SUITE_P(Conformance, UnsignedTest, Types)
 
 #endif  // CUSTODY_TESTS_CONFORMANCE_SUITES_H_

@@ -6,7 +6,7 @@
 //
 //   at::ScalarType a = aten_internal::to_aten_dtype(ScalarType::Half);   // at::kHalf
 //   std::optional<ScalarType> c = aten_internal::from_aten_dtype(at::kComplexFloat);  // nullopt
-//   std::string n = aten_internal::aten_dtype_name(at::kComplexFloat);   // "complex64"
+//   std::string n = aten_internal::aten_dtype_name(at::kComplexFloat);   // "complex64 (ComplexFloat)"
 
 #ifndef CUSTODY_BACKENDS_ATEN_INTERNAL_ATEN_DTYPE_H_
 #define CUSTODY_BACKENDS_ATEN_INTERNAL_ATEN_DTYPE_H_
@@ -20,11 +20,16 @@
 
 namespace custody::aten_internal {
 
-// Every custody dtype has a libtorch dtype with the same bits per element and
-// the same representation (IEEE half, bfloat16, bool as one byte 0/1).
+// Every custody dtype but uint16/32/64 has a libtorch 1.13 dtype with the same
+// bits per element and the same representation (IEEE half, bfloat16, bool as
+// one byte 0/1). libtorch 1.13 has no uint16/32/64 (ATen added them in 2.3):
+// those give Undefined, and the aten backend runs their kernels on custody's
+// host loops (backends/host/loops.h) instead.
 inline c10::ScalarType to_aten_dtype(ScalarType t) {
   switch (t) {
     case ScalarType::Byte: return c10::ScalarType::Byte;
+    case ScalarType::Char: return c10::ScalarType::Char;
+    case ScalarType::Short: return c10::ScalarType::Short;
     case ScalarType::Int: return c10::ScalarType::Int;
     case ScalarType::Long: return c10::ScalarType::Long;
     case ScalarType::Half: return c10::ScalarType::Half;
@@ -32,15 +37,20 @@ inline c10::ScalarType to_aten_dtype(ScalarType t) {
     case ScalarType::Double: return c10::ScalarType::Double;
     case ScalarType::Bool: return c10::ScalarType::Bool;
     case ScalarType::BFloat16: return c10::ScalarType::BFloat16;
+    case ScalarType::UInt16:
+    case ScalarType::UInt32:
+    case ScalarType::UInt64: return c10::ScalarType::Undefined;
   }
   return c10::ScalarType::Undefined;
 }
 
 // The custody dtype of a libtorch dtype, or nullopt when custody has none
-// (complex, int8, int16, quantized, ...).
+// (complex, quantized, ...).
 inline std::optional<ScalarType> from_aten_dtype(c10::ScalarType t) {
   switch (t) {
     case c10::ScalarType::Byte: return ScalarType::Byte;
+    case c10::ScalarType::Char: return ScalarType::Char;
+    case c10::ScalarType::Short: return ScalarType::Short;
     case c10::ScalarType::Int: return ScalarType::Int;
     case c10::ScalarType::Long: return ScalarType::Long;
     case c10::ScalarType::Half: return ScalarType::Half;
@@ -57,8 +67,6 @@ inline std::optional<ScalarType> from_aten_dtype(c10::ScalarType t) {
 inline std::string aten_dtype_name(c10::ScalarType t) {
   const char* py = nullptr;
   switch (t) {
-    case c10::ScalarType::Char: py = "int8"; break;
-    case c10::ScalarType::Short: py = "int16"; break;
     case c10::ScalarType::ComplexHalf: py = "complex32"; break;
     case c10::ScalarType::ComplexFloat: py = "complex64"; break;
     case c10::ScalarType::ComplexDouble: py = "complex128"; break;

@@ -201,6 +201,35 @@ struct CopyFn {
   }
 };
 
+// A converting copy from S to the dtype `to`, which every thread switches on
+// the same way: one kernel per source dtype (13) instead of one per pair (169),
+// which kept nvcc busy for minutes. Same-dtype copies keep CopyFn<T, T>.
+template <class S>
+struct ConvertFn {
+  ScalarType to;
+  __device__ void operator()(char* const* p, int64_t) const {
+    const S v = load<S>(p[1]);
+    switch (to) {
+#define CUSTODY_CONVERT_CASE(dtype, D) \
+  case ScalarType::dtype: store<D>(p[0], convert<D>(v)); break;
+      CUSTODY_CONVERT_CASE(Byte, uint8_t)
+      CUSTODY_CONVERT_CASE(Char, int8_t)
+      CUSTODY_CONVERT_CASE(Short, int16_t)
+      CUSTODY_CONVERT_CASE(Int, int32_t)
+      CUSTODY_CONVERT_CASE(Long, int64_t)
+      CUSTODY_CONVERT_CASE(Half, Half)
+      CUSTODY_CONVERT_CASE(Float, float)
+      CUSTODY_CONVERT_CASE(Double, double)
+      CUSTODY_CONVERT_CASE(Bool, bool)
+      CUSTODY_CONVERT_CASE(BFloat16, BFloat16)
+      CUSTODY_CONVERT_CASE(UInt16, uint16_t)
+      CUSTODY_CONVERT_CASE(UInt32, uint32_t)
+      CUSTODY_CONVERT_CASE(UInt64, uint64_t)
+#undef CUSTODY_CONVERT_CASE
+    }
+  }
+};
+
 template <class T>
 struct FillFn {
   T value;
@@ -271,7 +300,7 @@ struct RandomFn {
   }
 };
 
-// The scalar as a T, as the CPU loops convert it (backends/onednn/internal/loops.cc).
+// The scalar as a T, as the CPU loops convert it (backends/host/loops.cc).
 template <class T>
 T scalar_as(const Scalar& s) {
   if constexpr (element::kIsHalfLike<T>) {
@@ -505,9 +534,16 @@ absl::Status reduce_typed(const Launch& l, ReduceOp op, const KernelView& out, c
     finish_arg<T><<<blocks, kThreads, 0, l.stream>>>(static_cast<int64_t*>(out.data), acc, g);
     return launched(name);
   }
-  // Floating sums in double, as the CPU loops; integer sums wrap in the type.
+  // Floating sums in double, as the CPU loops; integer sums wrap in int64 (core
+  // casts every integer dtype to int64 before a sum and refuses an integer mean,
+  // so no other type needs these CUB instantiations, each one nvcc minutes).
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
-  if (op == ReduceOp::kSum || op == ReduceOp::kMean) {
+  if constexpr (!std::is_floating_point_v<T> && !std::is_same_v<T, int64_t>) {
+    if (op == ReduceOp::kSum || op == ReduceOp::kMean) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cuda %s: integers are summed in int64 (core converts them first)", name));
+    }
+  } else if (op == ReduceOp::kSum || op == ReduceOp::kMean) {
     Scratch results(l, name), scratch(l, name);
     CUSTODY_RETURN_IF_ERROR(results.allocate(sizeof(Acc) * g.segments));
     auto* acc = static_cast<Acc*>(results.get());
@@ -671,12 +707,13 @@ __global__ void gather_kernel(E* out, const E* in, const int64_t* index, GatherG
 
 absl::Status copy(const Launch& l, const KernelView& dst, const KernelView& src) {
   absl::Status st;
-  visit_dtype(dst.dtype, [&](auto dtag) {
-    using D = typename decltype(dtag)::type;
-    visit_dtype(src.dtype, [&](auto stag) {
-      using S = typename decltype(stag)::type;
-      st = map<2>(l, "copy", dst.sizes, {dst, src}, CopyFn<D, S>{});
-    });
+  visit_dtype(src.dtype, [&](auto stag) {
+    using S = typename decltype(stag)::type;
+    if (dst.dtype == src.dtype) {
+      st = map<2>(l, "copy", dst.sizes, {dst, src}, CopyFn<S, S>{});
+    } else {
+      st = map<2>(l, "copy", dst.sizes, {dst, src}, ConvertFn<S>{dst.dtype});
+    }
   });
   return st;
 }
@@ -693,7 +730,7 @@ absl::Status fill(const Launch& l, const KernelView& dst, const Scalar& value) {
 absl::Status binary(const Launch& l, BinaryOp op, const KernelView& out, const KernelView& a,
                     const KernelView& b) {
   absl::Status st;
-  visit_compute_dtype(a.dtype, [&](auto tag) {
+  visit_compute_or_unsigned_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (op == BinaryOp::kAdd) {
       st = map<3>(l, op_name(op), out.sizes, {out, a, b}, AddFn<T>{});
@@ -707,7 +744,7 @@ absl::Status binary(const Launch& l, BinaryOp op, const KernelView& out, const K
 absl::Status binary_scalar(const Launch& l, BinaryOp op, const KernelView& out,
                            const KernelView& a, const Scalar& s, bool scalar_first) {
   absl::Status st;
-  visit_compute_dtype(a.dtype, [&](auto tag) {
+  visit_compute_or_unsigned_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     st = map<2>(l, op_name(op), out.sizes, {out, a},
                 BinaryScalarFn<T>{op, scalar_as<T>(s), scalar_first});
@@ -727,7 +764,7 @@ absl::Status unary(const Launch& l, UnaryOp op, const KernelView& out, const Ker
 absl::Status where(const Launch& l, const KernelView& out, const KernelView& cond,
                    const KernelView& a, const KernelView& b) {
   absl::Status st;
-  visit_compute_dtype(out.dtype, [&](auto tag) {
+  visit_compute_or_unsigned_dtype(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     st = map<4>(l, "where", out.sizes, {out, cond, a, b}, WhereFn<T>{});
   });
@@ -863,7 +900,7 @@ absl::Status index_select(const Launch& l, const KernelView& out, const KernelVi
 absl::Status random(const Launch& l, const KernelView& out, RandomDist dist,
                     const RandomParams& params) {
   absl::Status st;
-  visit_compute_dtype(out.dtype, [&](auto tag) {
+  visit_compute_or_unsigned_dtype(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     st = map<1>(l, "random", out.sizes, {out}, RandomFn<T>{dist, params});
   });

@@ -1,15 +1,17 @@
 // Copyright 2026 The custody Authors.
 //
-// backends/onednn/internal/loops.h — the direct CPU path: strided loops over
-// KernelViews for every dtype. Used for tiny tensors (where oneDNN's dispatch
-// costs more than the work), for dtypes oneDNN has no primitive for (float64,
-// int64, bool, ...) and for layouts its primitives do not take.
+// backends/host/loops.h — the direct CPU path: strided loops over
+// KernelViews for every dtype. The onednn backend runs them for tiny tensors
+// (where oneDNN's dispatch costs more than the work), for dtypes oneDNN has no
+// primitive for (float64, int64, int16, bool, ...) and for layouts its
+// primitives do not take; the aten backend for the dtypes libtorch 1.13 lacks
+// (uint16, uint32, uint64).
 //
 // What each element computes is core/element_ops.h's, shared with the CUDA
 // kernels: integer arithmetic wraps as in ATen, conversions clamp, NaN propagates.
 
-#ifndef CUSTODY_BACKENDS_ONEDNN_INTERNAL_LOOPS_H_
-#define CUSTODY_BACKENDS_ONEDNN_INTERNAL_LOOPS_H_
+#ifndef CUSTODY_BACKENDS_HOST_LOOPS_H_
+#define CUSTODY_BACKENDS_HOST_LOOPS_H_
 
 #include <omp.h>
 
@@ -29,7 +31,7 @@
 #include "core/error.h"
 #include "core/threads.h"
 
-namespace custody::onednn_internal {
+namespace custody::host {
 
 // Loops of at least this many elements run on every OpenMP thread.
 inline constexpr int64_t kParallelGrain = int64_t{1} << 15;
@@ -196,6 +198,6 @@ absl::Status index_select_loop(const KernelView& out, const KernelView& in, int6
                                const KernelView& index);
 absl::Status random_loop(const KernelView& out, RandomDist dist, const RandomParams& p);
 
-}  // namespace custody::onednn_internal
+}  // namespace custody::host
 
-#endif  // CUSTODY_BACKENDS_ONEDNN_INTERNAL_LOOPS_H_
+#endif  // CUSTODY_BACKENDS_HOST_LOOPS_H_

@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 
-#include "backends/onednn/internal/loops.h"
+#include "backends/host/loops.h"
 
 #include <algorithm>
 #include <vector>
@@ -9,7 +9,7 @@
 #include "backends/host/host.h"
 #include "core/philox.h"
 
-namespace custody::onednn_internal {
+namespace custody::host {
 namespace {
 
 template <class T>
@@ -59,7 +59,7 @@ absl::Status fill_loop(const KernelView& dst, const Scalar& v) {
 
 absl::Status binary_loop(BinaryOp op, const KernelView& out, const KernelView& a, const KernelView& b) {
   absl::Status st;
-  visit_compute_dtype(a.dtype, [&](auto tag) {
+  visit_compute_or_unsigned_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     switch (op) {  // comparisons: one loop per op, no switch per element
       case BinaryOp::kEq: map<bool, T, T>(out, [](T x, T y) { return x == y; }, a, b); return;
@@ -83,7 +83,7 @@ absl::Status binary_loop(BinaryOp op, const KernelView& out, const KernelView& a
 absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const KernelView& a,
                                 const Scalar& s, bool scalar_first) {
   absl::Status st;
-  visit_compute_dtype(a.dtype, [&](auto tag) {
+  visit_compute_or_unsigned_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = s.is_floating_point() ? convert<T>(s.to_double()) : s.to<T>();
     // The scalar is captured, so each op is a one-input map the compiler can
@@ -123,7 +123,7 @@ absl::Status unary_loop(UnaryOp op, const KernelView& out, const KernelView& in)
 
 absl::Status where_loop(const KernelView& out, const KernelView& cond, const KernelView& a,
                         const KernelView& b) {
-  visit_compute_dtype(out.dtype, [&](auto tag) {
+  visit_compute_or_unsigned_dtype(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     // A broadcast scalar branch (`where(mask, x, 0)`, relu's backward) is
     // captured by value: a two-input loop the compiler can vectorise.
@@ -478,7 +478,7 @@ absl::Status index_select_loop(const KernelView& out, const KernelView& in, int6
 
 absl::Status random_loop(const KernelView& out, RandomDist dist, const RandomParams& p) {
   const int64_t n = out.numel();
-  visit_compute_dtype(out.dtype, [&](auto tag) {
+  visit_compute_or_unsigned_dtype(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     std::vector<Store<T>> vals(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
@@ -490,4 +490,4 @@ absl::Status random_loop(const KernelView& out, RandomDist dist, const RandomPar
   return absl::OkStatus();
 }
 
-}  // namespace custody::onednn_internal
+}  // namespace custody::host
