@@ -395,9 +395,8 @@ constexpr bool binary_takes_unsigned(BinaryOp op) {
 // c10's canCast, for the result of an in-place op: no floating -> integer
 // (uint16/32/64 included, unlike ExecuTorch's canCast in can_cast) and no
 // non-bool -> bool.
-constexpr bool result_can_cast(ScalarType from, ScalarType to) {
-  if (is_floating_point(from) && (is_integral(to, false) || is_barebones_unsigned(to))) return false;
-  return from == ScalarType::Bool || to != ScalarType::Bool;
+inline bool result_can_cast(ScalarType from, ScalarType to) {
+  return can_cast(from, to) && !(is_floating_point(from) && is_barebones_unsigned(to));
 }
 
 // ATen's check for pow(tensor, scalar): an integral (or bool) tensor to a

@@ -30,12 +30,16 @@ template <class T>
 class UnsignedTest : public ConformanceTest<T> {};
 TYPED_TEST_SUITE_P(UnsignedTest);
 
-// Calls f(Tag<U>{}) for U = uint16_t, uint32_t, uint64_t.
+// Calls f(Tag<U>{}) for U = uint16_t, uint32_t, uint64_t, each traced with its dtype's name.
 template <class F>
 void for_each_unsigned(F&& f) {
-  f(Tag<uint16_t>{});
-  f(Tag<uint32_t>{});
-  f(Tag<uint64_t>{});
+  auto one = [&](auto tag) {
+    SCOPED_TRACE(std::string(dtype_name(scalar_type_of<typename decltype(tag)::type>)));
+    f(tag);
+  };
+  one(Tag<uint16_t>{});
+  one(Tag<uint32_t>{});
+  one(Tag<uint64_t>{});
 }
 
 // Values that reach every byte of U: 0, 1, 2^(bits-1) (past the signed range
@@ -51,7 +55,6 @@ TYPED_TEST_P(UnsignedTest, CreateReadAndPrintExactly) {
   for_each_unsigned([](auto tag) {
     using U = typename decltype(tag)::type;
     const ScalarType dt = scalar_type_of<U>;
-    SCOPED_TRACE(std::string(dtype_name(dt)));
     const std::vector<U> v = edge_values<U>();
     T t = T::from_vector(v, {static_cast<int64_t>(v.size())});
     EXPECT_EQ(t.scalar_type(), dt);
@@ -93,7 +96,6 @@ TYPED_TEST_P(UnsignedTest, CastsAsCpp) {
   for_each_unsigned([](auto tag) {
     using U = typename decltype(tag)::type;
     const ScalarType dt = scalar_type_of<U>;
-    SCOPED_TRACE(std::string(dtype_name(dt)));
     // Signed integers: modular, as static_cast (-1 -> max).
     const std::vector<int64_t> ints{0, 1, -1, 300, -300, 70000, int64_t{5} << 33};
     std::vector<U> want;
@@ -152,7 +154,6 @@ TYPED_TEST_P(UnsignedTest, AddSubMulWrapAsUnsignedArithmetic) {
   for_each_unsigned([](auto tag) {
     using U = typename decltype(tag)::type;
     const ScalarType dt = scalar_type_of<U>;
-    SCOPED_TRACE(std::string(dtype_name(dt)));
     const std::vector<U> a = edge_values<U>();
     const std::vector<U> b{U(1), U(3), static_cast<U>(std::numeric_limits<U>::max()), U(2), U(5), U(1)};
     T ta = T::from_vector(a, {6}), tb = T::from_vector(b, {6});
@@ -215,8 +216,6 @@ TYPED_TEST_P(UnsignedTest, ComparisonsAreUnsigned) {
   using T = TypeParam;
   for_each_unsigned([](auto tag) {
     using U = typename decltype(tag)::type;
-    const ScalarType dt = scalar_type_of<U>;
-    SCOPED_TRACE(std::string(dtype_name(dt)));
     const std::vector<U> a = edge_values<U>();
     std::vector<U> b = a;
     std::reverse(b.begin(), b.end());
@@ -248,7 +247,6 @@ TYPED_TEST_P(UnsignedTest, CatIndexSelectWhereRandint) {
   for_each_unsigned([](auto tag) {
     using U = typename decltype(tag)::type;
     const ScalarType dt = scalar_type_of<U>;
-    SCOPED_TRACE(std::string(dtype_name(dt)));
     const std::vector<U> v = edge_values<U>();
     T t = T::from_vector(v, {2, 3});
     T c = cat(std::vector<T>{t, t.narrow(0, 1, 1)}, 0);
@@ -275,7 +273,6 @@ TYPED_TEST_P(UnsignedTest, UnsupportedOpsAndPromotionsAreDTypeErrors) {
     using U = typename decltype(tag)::type;
     const ScalarType dt = scalar_type_of<U>;
     const std::string name(dtype_name(dt));
-    SCOPED_TRACE(name);
     T u = T::from_vector(std::vector<U>{U(1), U(2)}, {2});
     CUSTODY_EXPECT_THROWS(DTypeError, u.neg(), "neg", name);
     CUSTODY_EXPECT_THROWS(DTypeError, u.abs(), "abs", name);
