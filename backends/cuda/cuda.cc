@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <climits>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "backends/cuda/device_allocator.h"
+#include "backends/cuda/internal/errors.h"
 #include "backends/cuda/internal/kernels.h"
 #include "core/error.h"
 
@@ -17,12 +19,11 @@ namespace custody {
 
 namespace cuda_internal {
 
-absl::Status cuda_status(const char* what, cudaError_t err) {
-  (void)cudaGetLastError();  // clear the runtime's last (non-sticky) error
-  return MakeStatus(ErrorKind::kDevice, absl::StatusCode::kInternal,
-                    absl::StrFormat("cuda %s: %s (%s)", what, cudaGetErrorString(err),
-                                    cudaGetErrorName(err)));
+absl::StatusOr<void*> scratch_allocate(const Launch& l, size_t bytes, const char* op) {
+  return l.allocator->allocate_scratch(bytes, op);
 }
+
+void scratch_free(const Launch& l, void* p) { l.allocator->deallocate_scratch(p); }
 
 }  // namespace cuda_internal
 
@@ -48,7 +49,7 @@ absl::StatusOr<State*> make_state() {
   auto* s = new State;  // immortal, like the backend
   s->allocator = *allocator;
   s->launch.stream = (*allocator)->stream();
-  s->launch.pool = (*allocator)->pool();
+  s->launch.allocator = *allocator;
   int sms = 0, threads_per_sm = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, kDevice) == cudaSuccess &&
       cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, kDevice) ==
@@ -69,10 +70,13 @@ absl::StatusOr<State*> make_state() {
   return s;
 }
 
-// The backend's state; the device made current on the calling thread.
-absl::StatusOr<State*> state() {
+// The backend's state, for `op`: the device made current on the calling
+// thread, and no fault of an earlier kernel pending (Note [Device faults],
+// internal/errors.h).
+absl::StatusOr<State*> state(const char* op) {
   static absl::StatusOr<State*>* s = new absl::StatusOr<State*>(make_state());
   if (s->ok()) {
+    CUSTODY_RETURN_IF_ERROR(cuda_internal::pending_error_status(op, cudaPeekAtLastError()));
     // The backend's device current on this thread, whatever the caller set
     // since (cudaGetDevice reads a thread-local value: cheap).
     int current = -1;
@@ -85,15 +89,16 @@ absl::StatusOr<State*> state() {
   return *s;
 }
 
-// Declares `State* s` (the backend's state), or returns why there is none.
-#define CUSTODY_CUDA_STATE(s)                       \
-  absl::StatusOr<State*> s##_or = state();          \
+// Declares `State* s` (the backend's state) for `op`, or returns why there is none.
+#define CUSTODY_CUDA_STATE(s, op)                   \
+  absl::StatusOr<State*> s##_or = state(op);        \
   if (!s##_or.ok()) return s##_or.status();         \
   State* const s = *s##_or
 
-// Declares `const Launch& l` (stream and grid size), or returns why there is none.
-#define CUSTODY_CUDA_LAUNCH(l) \
-  CUSTODY_CUDA_STATE(l##_state); \
+// Declares `const Launch& l` (stream, allocator and grid size) for `op`, or
+// returns why there is none.
+#define CUSTODY_CUDA_LAUNCH(l, op)   \
+  CUSTODY_CUDA_STATE(l##_state, op); \
   const Launch& l = l##_state->launch
 
 // ---- matmul by cuBLAS -------------------------------------------------------------
@@ -209,7 +214,12 @@ absl::Status gemm(State* s, const KernelView& out, const KernelView& a, const Ke
         static_cast<double*>(cv.data), static_cast<int>(gc.ld), cv.strides[0],
         static_cast<int>(batch));
   }
+  // cuBLAS launches its kernels on our stream: a launch error it leaves
+  // behind is matmul's, reported here and cleared (Note [Device faults]).
   absl::Status result = st == CUBLAS_STATUS_SUCCESS ? absl::OkStatus() : cublas_status(st);
+  if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess && result.ok()) {
+    result = cuda_status("matmul (cuBLAS)", err);
+  }
   if (result.ok() && !out_direct) result = cuda_internal::copy(l, out, cv);
   free_scratch();
   return result;
@@ -236,18 +246,18 @@ absl::StatusOr<void*> Cuda::allocate(size_t bytes) {
     return MakeStatus(ErrorKind::kDevice, absl::StatusCode::kUnavailable,
                       std::string(availability().message()));
   }
-  CUSTODY_CUDA_STATE(s);
+  CUSTODY_CUDA_STATE(s, "allocate");
   return s->allocator->allocate(bytes);
 }
 
 void Cuda::deallocate(void* p, size_t bytes) {
-  absl::StatusOr<State*> s = state();
+  absl::StatusOr<State*> s = state("deallocate");
   if (s.ok()) (*s)->allocator->deallocate(p, bytes);
 }
 
 absl::Status Cuda::copy_to_host(void* dst, const void* src, size_t bytes) {
   if (bytes == 0) return absl::OkStatus();
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, "copy_to_host");
   cudaError_t err = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, l.stream);
   if (err == cudaSuccess) err = cudaStreamSynchronize(l.stream);
   return err == cudaSuccess ? absl::OkStatus() : cuda_status("copy_to_host", err);
@@ -255,32 +265,37 @@ absl::Status Cuda::copy_to_host(void* dst, const void* src, size_t bytes) {
 
 absl::Status Cuda::copy_from_host(void* dst, const void* src, size_t bytes) {
   if (bytes == 0) return absl::OkStatus();
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, "copy_from_host");
   cudaError_t err = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, l.stream);
   if (err == cudaSuccess) err = cudaStreamSynchronize(l.stream);
   return err == cudaSuccess ? absl::OkStatus() : cuda_status("copy_from_host", err);
 }
 
 absl::Status Cuda::synchronize() {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, "synchronize");
   const cudaError_t err = cudaStreamSynchronize(l.stream);
   return err == cudaSuccess ? absl::OkStatus() : cuda_status("synchronize", err);
 }
 
+std::string Cuda::allocator_name() {
+  absl::StatusOr<State*> s = state("allocator_name");
+  return s.ok() ? (*s)->allocator->name() : absl::StrCat("none: ", s.status().message());
+}
+
 int64_t Cuda::reclaim() {
-  absl::StatusOr<State*> s = state();
+  absl::StatusOr<State*> s = state("reclaim");
   return s.ok() ? (*s)->allocator->reclaim() : 0;
 }
 
 absl::Status Cuda::set_release_threshold(uint64_t bytes) {
-  CUSTODY_CUDA_STATE(s);
+  CUSTODY_CUDA_STATE(s, "set_release_threshold");
   return s->allocator->set_release_threshold(bytes);
 }
 
 // ---- kernels ---------------------------------------------------------------------------
 
 absl::Status Cuda::copy(const KernelView& dst, const KernelView& src) {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, "copy");
   if (dst.dtype == src.dtype && dst.is_contiguous() && src.is_contiguous()) {
     const size_t bytes = static_cast<size_t>(dst.numel()) * element_size(dst.dtype);
     if (bytes == 0) return absl::OkStatus();
@@ -292,45 +307,45 @@ absl::Status Cuda::copy(const KernelView& dst, const KernelView& src) {
 }
 
 absl::Status Cuda::fill(const KernelView& dst, const Scalar& value) {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, "fill");
   return cuda_internal::fill(l, dst, value);
 }
 
 absl::Status Cuda::binary(BinaryOp op, const KernelView& out, const KernelView& a,
                           const KernelView& b) {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, op_name(op));
   return cuda_internal::binary(l, op, out, a, b);
 }
 
 absl::Status Cuda::binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
                                  const Scalar& s, bool scalar_first) {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, op_name(op));
   return cuda_internal::binary_scalar(l, op, out, a, s, scalar_first);
 }
 
 absl::Status Cuda::unary(UnaryOp op, const KernelView& out, const KernelView& in) {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, op_name(op));
   return cuda_internal::unary(l, op, out, in);
 }
 
 absl::Status Cuda::where(const KernelView& out, const KernelView& cond, const KernelView& a,
                          const KernelView& b) {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, "where");
   return cuda_internal::where(l, out, cond, a, b);
 }
 
 absl::Status Cuda::reduce(ReduceOp op, const KernelView& out, const KernelView& in) {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, op_name(op));
   return cuda_internal::reduce(l, op, out, in);
 }
 
 absl::Status Cuda::softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, log ? "log_softmax" : "softmax");
   return cuda_internal::softmax(l, out, in, dim, log);
 }
 
 absl::Status Cuda::matmul(const KernelView& out, const KernelView& a, const KernelView& b) {
-  CUSTODY_CUDA_STATE(s);
+  CUSTODY_CUDA_STATE(s, "matmul");
   if (out.numel() == 0) return absl::OkStatus();
   if (a.sizes[2] == 0) return cuda_internal::fill(s->launch, out, Scalar(0));  // an empty sum
   if (a.dtype == ScalarType::Float || a.dtype == ScalarType::Double) return gemm(s, out, a, b);
@@ -339,12 +354,12 @@ absl::Status Cuda::matmul(const KernelView& out, const KernelView& a, const Kern
 
 absl::Status Cuda::index_select(const KernelView& out, const KernelView& in, int64_t dim,
                                 const KernelView& index) {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, "index_select");
   return cuda_internal::index_select(l, out, in, dim, index);
 }
 
 absl::Status Cuda::random(const KernelView& out, RandomDist dist, const RandomParams& params) {
-  CUSTODY_CUDA_LAUNCH(l);
+  CUSTODY_CUDA_LAUNCH(l, "random");
   return cuda_internal::random(l, out, dist, params);
 }
 

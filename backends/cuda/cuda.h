@@ -27,8 +27,10 @@
 // Ordering (Note [Device contract]): kernels are queued on the stream and
 // return before they run; copy_to_host / copy_from_host wait for the stream.
 // A kernel's Status reports launch errors; a fault inside a kernel surfaces at
-// the next synchronizing call (a copy, synchronize(), index_select's check) as
-// a DeviceError.
+// the next CUDA call (a copy, synchronize(), the next op) as a DeviceError
+// saying an earlier kernel faulted; the context is unusable from then on, and
+// CUDA_LAUNCH_BLOCKING=1 makes the op that launched it report it
+// (Note [Device faults], internal/errors.h).
 //
 // Without a GPU (or driver) available() is false, and the conformance tests
 // skip saying so; allocate() fails with the reason.
@@ -40,6 +42,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -69,6 +72,10 @@ struct Cuda {
   static int64_t reclaim();
   // How much freed memory the pool keeps cached (default: all of it).
   static absl::Status set_release_threshold(uint64_t bytes);
+  // Which allocator runs, and why ("stream-ordered pool (...)", or "cudaMalloc
+  // with a block cache (...)" where the device has no memory pools:
+  // device_allocator.h), or why there is none.
+  static std::string allocator_name();
 
   static absl::Status copy(const KernelView& dst, const KernelView& src);
   static absl::Status fill(const KernelView& dst, const Scalar& value);

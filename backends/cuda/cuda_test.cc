@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "policies/scope/scope.h"
 #include "policies/tensor_ptr/tensor_ptr.h"
+#include "testing/device.h"
 
 namespace custody {
 namespace {
@@ -33,9 +34,9 @@ class CudaTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!Cuda::available()) {
-      GTEST_SKIP() << "backend 'cuda' is not available on this machine ("
-                   << Cuda::availability().message()
-                   << "); run its tests on a GPU machine, see tools/gpu/README.md";
+      CUSTODY_SKIP_WITHOUT_DEVICE("backend 'cuda' is not available on this machine ("
+                                  << Cuda::availability().message()
+                                  << "); run its tests on a GPU machine, see tools/gpu/README.md");
     }
   }
 };
@@ -53,6 +54,13 @@ TEST_F(CudaTest, AvailabilityIsDecidedOnceAndDevicesAgree) {
   EXPECT_EQ(Cuda::device().str(), "cuda:0");
   T a = T::ones({3});
   EXPECT_EQ(a.device().str(), "cuda:0");
+}
+
+TEST_F(CudaTest, AllocatorSaysWhichRuns) {
+  const std::string name = Cuda::allocator_name();
+  EXPECT_TRUE(name.rfind("stream-ordered pool", 0) == 0 ||
+              name.rfind("cudaMalloc with a block cache", 0) == 0)
+      << name;
 }
 
 TEST_F(CudaTest, OpsComputeWhatTheCpuBackendComputes) {
@@ -152,11 +160,11 @@ TEST_F(CudaTest, OutOfMemorySaysWhatWasAskedWhatIsHeldAndWhatToDo) {
   T keep = T::ones({1024});
   const StatsSnapshot before = Cuda::stats().snapshot();
   try {
-    T huge = T::empty({int64_t{1} << 48});  // 1 PiB of float32
+    T huge = T::empty({int64_t{1} << 48});  // 2^48 float32: 1 PiB
     FAIL() << "allocated 1 PiB";
   } catch (const OutOfMemoryError& e) {
     const std::string m = e.what();
-    for (const char* part : {"empty", "4503599627370496 bytes", "in use", "live tensors",
+    for (const char* part : {"empty", "1125899906842624 bytes", "in use", "live tensors",
                              "reserved", "reclaim"}) {
       EXPECT_NE(m.find(part), std::string::npos) << "missing '" << part << "' in: " << m;
     }

@@ -5,17 +5,30 @@
 
 #include "backends/cuda/device_allocator.h"
 
+#include <cstdlib>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "testing/device.h"
 
 namespace custody::cuda_internal {
 namespace {
 
+// device_allocator_malloc_test: the allocator of devices without memory pools
+// (Note [Without memory pools]), chosen before any allocator is made. Set in
+// the binary itself, not by Bazel's env, so the packed test does the same on a
+// GPU machine.
+#ifdef CUSTODY_TEST_MALLOC_ALLOCATOR
+[[maybe_unused]] const bool kForcedMalloc = setenv("CUSTODY_CUDA_ALLOCATOR", "malloc", 1) == 0;
+constexpr bool kExpectPool = false;
+#else
+constexpr bool kExpectPool = true;
+#endif
+
 class DeviceAllocatorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (absl::Status s = device_available(); !s.ok()) GTEST_SKIP() << s.message();
+    if (absl::Status s = device_available(); !s.ok()) CUSTODY_SKIP_WITHOUT_DEVICE(s.message());
     absl::StatusOr<DeviceAllocator*> a = DeviceAllocator::for_device(0, &stats_);
     ASSERT_TRUE(a.ok()) << a.status();
     alloc_ = *a;
@@ -24,6 +37,18 @@ class DeviceAllocatorTest : public ::testing::Test {
   DeviceAllocator* alloc_ = nullptr;
 };
 MemoryStats DeviceAllocatorTest::stats_;
+
+TEST_F(DeviceAllocatorTest, SaysWhichAllocatorRuns) {
+  EXPECT_GT(alloc_->total_bytes(), 0) << "cudaMemGetInfo's total, for the early OOM";
+  if (kExpectPool) {
+    // A device without pools falls back (its name says so); H100/H200 have them.
+    EXPECT_EQ(alloc_->uses_pool(), alloc_->name().rfind("stream-ordered pool", 0) == 0)
+        << alloc_->name();
+  } else {
+    EXPECT_FALSE(alloc_->uses_pool());
+    EXPECT_EQ(alloc_->name(), "cudaMalloc with a block cache (CUSTODY_CUDA_ALLOCATOR=malloc)");
+  }
+}
 
 TEST_F(DeviceAllocatorTest, InUseIsExactAndFreedMemoryStaysCachedUntilReclaim) {
   const StatsSnapshot before = stats_.snapshot();
@@ -59,6 +84,27 @@ TEST_F(DeviceAllocatorTest, OutOfMemorySaysHowMuchAndWhatToDo) {
   EXPECT_NE(msg.find("reclaim"), std::string::npos) << msg;
   absl::StatusOr<void*> ok = alloc_->allocate(64);  // the next allocation works
   ASSERT_TRUE(ok.ok());
+  alloc_->deallocate(*ok, 64);
+}
+
+// Note [Impossible allocations]: every size from 2^42 to 2^61 bytes is an
+// out-of-memory status, whatever code the driver would give for it; so is
+// the same request for kernel scratch.
+TEST_F(DeviceAllocatorTest, EveryImpossibleSizeIsOutOfMemory) {
+  for (int log2 = 42; log2 <= 61; ++log2) {
+    const size_t bytes = size_t{1} << log2;
+    absl::StatusOr<void*> p = alloc_->allocate(bytes);
+    if (p.ok()) {  // 2^42 = 4 TiB: no device has that yet, but do not assume it
+      alloc_->deallocate(*p, bytes);
+      continue;
+    }
+    EXPECT_EQ(p.status().code(), absl::StatusCode::kResourceExhausted) << log2 << ": " << p.status();
+    absl::StatusOr<void*> s = alloc_->allocate_scratch(bytes, "sum");
+    ASSERT_FALSE(s.ok()) << log2;
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kResourceExhausted) << log2 << ": " << s.status();
+  }
+  absl::StatusOr<void*> ok = alloc_->allocate(64);
+  ASSERT_TRUE(ok.ok()) << ok.status();
   alloc_->deallocate(*ok, 64);
 }
 

@@ -11,9 +11,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "core/reclaim.h"
 #include "core/sites.h"
@@ -311,9 +315,33 @@ constexpr const char* kSystemLibraryDirs[] = {
     "/usr/lib32/", "/usr/lib64/", "/usr/libx32/", "/usr/local/cuda",
 };
 
+// More system folders, from CUSTODY_GC_SYSTEM_DIRS (colon-separated, each
+// stored with a trailing '/'): where a launcher puts libraries it ships, e.g.
+// tools/gpu's bundle lib/ (NVIDIA's cuBLAS alone has ~190 MB of writable
+// segments) and a driver under /usr/local/nvidia. Read once, before the filter
+// is registered; never changed after, so the filter reads it without a lock.
+const std::vector<std::string>* g_extra_system_dirs = nullptr;
+
+void read_extra_system_dirs() {
+  auto* dirs = new std::vector<std::string>;  // immortal: the filter may run at exit
+  if (const char* env = std::getenv("CUSTODY_GC_SYSTEM_DIRS"); env != nullptr) {
+    for (absl::string_view dir : absl::StrSplit(env, ':', absl::SkipEmpty())) {
+      std::string d(dir);
+      if (d.back() != '/') d.push_back('/');
+      dirs->push_back(std::move(d));
+    }
+  }
+  g_extra_system_dirs = dirs;
+}
+
 bool in_system_library_dir(const char* path) {
   for (const char* dir : kSystemLibraryDirs) {
     if (std::strncmp(path, dir, std::strlen(dir)) == 0) return true;
+  }
+  if (g_extra_system_dirs != nullptr) {
+    for (const std::string& dir : *g_extra_system_dirs) {
+      if (std::strncmp(path, dir.c_str(), dir.size()) == 0) return true;
+    }
   }
   return false;
 }
@@ -372,6 +400,7 @@ void initialize() {
   std::call_once(once, [] {
     g_libgc_path = object_path(reinterpret_cast<const void*>(&GC_gcollect));
     g_self_path = object_path(reinterpret_cast<const void*>(&filter_static_roots));
+    read_extra_system_dirs();
     GC_register_has_static_roots_callback(&filter_static_roots);  // before any collection
     GC_INIT();
     if (CUSTODY_GC_UNDER_TSAN) GC_disable();

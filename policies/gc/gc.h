@@ -126,6 +126,11 @@
 // marked, and traced), gc::make objects, and thread_local storage (not
 // static data: the filter changes nothing about whether it is seen).
 //
+// A launcher that ships its own copies of such libraries (tools/gpu's bundle
+// lib/, a driver under /usr/local/nvidia) names their folders in
+// CUSTODY_GC_SYSTEM_DIRS (colon-separated, read once at initialisation): a
+// library under one of them is skipped like one under /usr/lib.
+//
 // The one placement this gives up: a handle whose only copy lives in a global
 // or static variable of a shared library installed under a system directory
 // (e.g. a plugin packaged into /usr/lib). Programs that do that call

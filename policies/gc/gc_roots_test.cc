@@ -92,6 +92,12 @@ TEST_F(GcRootsTest, DefaultFilterLeavesSystemLibrariesOut) {
   EXPECT_FALSE(testing::scans_static_data_of("/lib/x86_64-linux-gnu/libc.so.6"));
   EXPECT_FALSE(testing::scans_static_data_of("/lib64/ld-linux-x86-64.so.2"));
   EXPECT_FALSE(testing::scans_static_data_of("/usr/local/cuda-12.2/lib64/libcudart.so.12"));
+  // CUSTODY_GC_SYSTEM_DIRS (BUILD sets "/opt/custody-gpu/lib::/usr/local/nvidia/"): folders, not
+  // name prefixes.
+  EXPECT_FALSE(testing::scans_static_data_of("/opt/custody-gpu/lib/libcublasLt.so.13"));
+  EXPECT_FALSE(testing::scans_static_data_of("/usr/local/nvidia/lib64/libcuda.so.1"));
+  EXPECT_TRUE(testing::scans_static_data_of("/opt/custody-gpu/lib64/libmine.so"));
+  EXPECT_TRUE(testing::scans_static_data_of("/opt/custody-gpu/solib/libcustody.so"));
   set_scan_all_libraries(true);
   EXPECT_TRUE(scan_all_libraries());
   EXPECT_TRUE(testing::scans_static_data_of("/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13"));

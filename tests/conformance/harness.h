@@ -28,6 +28,7 @@
 #include "core/policy_traits.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
+#include "testing/device.h"
 #include "tests/conformance/policy_idiom.h"
 
 namespace custody::testing {
@@ -69,8 +70,9 @@ class ConformanceTest : public ::testing::Test {
     if (!B::available()) {
       std::string why = "no device";
       if constexpr (requires { B::availability(); }) why = std::string(B::availability().message());
-      GTEST_SKIP() << "backend '" << B::name << "' is not available on this machine (" << why
-                   << "); run its tests on a GPU machine, see tools/gpu/README.md";
+      CUSTODY_SKIP_WITHOUT_DEVICE("backend '" << B::name << "' is not available on this machine ("
+                                  << why << "); run its tests on a GPU machine, see "
+                                  << "tools/gpu/README.md");
     }
     baseline_ = B::stats().snapshot();
     guard_.emplace();

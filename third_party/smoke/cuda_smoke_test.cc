@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gtest/gtest.h"
+#include "testing/device.h"
 
 namespace {
 
@@ -13,7 +14,7 @@ TEST(CudaSmoke, RuntimeAndCublas) {
   int devices = 0;
   cudaError_t err = cudaGetDeviceCount(&devices);
   if (err != cudaSuccess || devices == 0) {
-    GTEST_SKIP() << "no CUDA device: " << cudaGetErrorString(err);
+    CUSTODY_SKIP_WITHOUT_DEVICE("no CUDA device: " << cudaGetErrorString(err));
   }
   float* d = nullptr;
   ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), 8 * sizeof(float)), cudaSuccess);

@@ -8,30 +8,37 @@
 #   --out DIR            where custody-gpu.tar.gz (and a copy of run.sh beside it) go
 #                        (default: bazel-gpu/ in the workspace, ignored by git like every bazel-*)
 #   --system-cuda-libs   leave libcudart, libcublas and libcublasLt out: the GPU machine's own CUDA 13
-#                        runtime is used (the launcher adds $CUDA_HOME/lib64, default /usr/local/cuda)
+#                        libraries are used (the launcher searches $CUDA_HOME/lib64, the pip nvidia/*/lib
+#                        folders of python3 and ldconfig, and says what it chose: launch --which-libs)
 #   --strict             fail when any of the targets below is missing or does not build (default:
 #                        pack what builds, warn about the rest and record them in the bundle's MANIFEST
 #                        as `missing:`, which run.sh prints in its summary)
 #
 #  1. ./bazelw build --config=cuda --config=opt --keep_going of
-#       //tests/conformance:conformance_{tensor_ptr,dispose,scope,gc,manual}_cuda
-#       //backends/cuda:device_allocator_test //backends/cuda:cuda_test
-#       //third_party/smoke:cuda_smoke_test                                  (tests)
+#       //backends/cuda:{errors_test,device_allocator_test,device_allocator_malloc_test,cuda_test}
+#       //third_party/smoke:cuda_smoke_test
+#       //tests/conformance:conformance_{tensor_ptr,dispose,scope,gc,manual}_cuda  (tests)
 #       //backends/cuda:cuda_benchmark                                       (benchmarks)
 #       //tools/compare:compare_cuda                                         (tools)
+#       //backends/cuda:cuda_preflight                                       (device_check.sh's first step)
 #     (which of them built comes from the build's event file, not from stale files in bazel-bin);
-#  2. copies each binary to bin/ and every shared library `ldd` finds for it to lib/, except what
+#  2. copies each binary to bin/ and every shared library `ldd` finds for it, custody's own (built by
+#     Bazel) to solib/ and the others to lib/, except what
 #     every Linux machine with an NVIDIA driver has: glibc (libc, libm, libmvec, libpthread, libdl,
 #     librt, libutil, libresolv, ld-linux) and the driver's libcuda.so; libstdc++, libgcc_s, Abseil,
 #     oneDNN, libgomp, ... are packed. Fails, naming the binary, if any of them links libtorch (the
 #     cuda conformance binaries use the oneDNN oracle) or needs a library ldd cannot find;
 #  3. `strip --strip-unneeded` on the copies (not on NVIDIA's libraries, which come stripped);
-#  4. checks the bundle is self-contained (with LD_LIBRARY_PATH=lib, ldd resolves every library it
-#     packed to lib/), and records the newest glibc symbol version it needs (MANIFEST: glibc_min);
-#  5. writes launch (the rpath-independent launcher: LD_LIBRARY_PATH=<bundle>/lib), run.sh, report.py,
-#     torch_peer.py, test_summary.py, tests.txt, benchmarks.txt, tools.txt (the binaries of each kind
-#     that were packed, one name a line) and MANIFEST, and tars everything into
-#     DIR/custody-gpu.tar.gz, printing its size.
+#  4. checks the bundle is self-contained (with LD_LIBRARY_PATH=solib:lib, ldd resolves every library
+#     it packed into the bundle), fails if any packed file has a DT_RPATH (searched before
+#     LD_LIBRARY_PATH, so the build machine's paths would win over the launcher's; DT_RUNPATH is
+#     searched after it and is harmless), and records the newest glibc symbol version it needs
+#     (MANIFEST: glibc_min);
+#  5. writes launch (tools/gpu/launch.sh: LD_LIBRARY_PATH, the CUDA library search, CUSTODY_REQUIRE_CUDA,
+#     CUSTODY_GC_SYSTEM_DIRS), run.sh, device_check.sh, report.py, torch_peer.py, test_summary.py,
+#     tests.txt, benchmarks.txt, tools.txt (the binaries of each kind that were packed, one name a
+#     line), system_libs.txt (the libraries left for the machine to provide) and MANIFEST, and tars
+#     everything into DIR/custody-gpu.tar.gz, printing its size.
 #
 # Size, measured 2026 (CUDA 13.0, Debian 12): about 300 MiB with NVIDIA's libraries (libcublasLt alone
 # is 517 MiB uncompressed), a few MiB with --system-cuda-libs (tools/gpu/README.md has the numbers).
@@ -65,14 +72,17 @@ for tool in python3 ldd strip readelf objdump tar gzip git; do
   command -v "$tool" >/dev/null || { echo "pack.sh: needs $tool" >&2; exit 1; }
 done
 
-tests=()
+# The backend's own tests first (device_check.sh runs them in this order), then the matrix.
+tests=(//backends/cuda:errors_test //backends/cuda:device_allocator_test
+  //backends/cuda:device_allocator_malloc_test //third_party/smoke:cuda_smoke_test
+  //backends/cuda:cuda_test)
 for policy in tensor_ptr dispose scope gc manual; do
   tests+=("//tests/conformance:conformance_${policy}_cuda")
 done
-tests+=(//backends/cuda:device_allocator_test //backends/cuda:cuda_test //third_party/smoke:cuda_smoke_test)
 benchmarks=(//backends/cuda:cuda_benchmark)
 tools=(//tools/compare:compare_cuda)
-targets=("${tests[@]}" "${benchmarks[@]}" "${tools[@]}")
+preflight=(//backends/cuda:cuda_preflight)
+targets=("${tests[@]}" "${benchmarks[@]}" "${tools[@]}" "${preflight[@]}")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/custody-gpu-pack.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -122,6 +132,7 @@ mapfile -t built_rows <"$built_list"
 packed_tests=()
 packed_benchmarks=()
 packed_tools=()
+packed_preflight=()
 missing=()
 declare -A exe_of=()
 for row in "${built_rows[@]}"; do
@@ -136,6 +147,8 @@ for row in "${built_rows[@]}"; do
     packed_benchmarks+=("$label")
   elif [[ " ${tools[*]} " == *" $label "* ]]; then
     packed_tools+=("$label")
+  elif [[ " ${preflight[*]} " == *" $label "* ]]; then
+    packed_preflight+=("$label")
   else
     packed_tests+=("$label")
   fi
@@ -155,14 +168,15 @@ fi
 
 # 2. Binaries and their libraries.
 stage="$work/custody-gpu"
-mkdir -p "$stage/bin" "$stage/lib" "$stage/py"
+mkdir -p "$stage/bin" "$stage/lib" "$stage/solib" "$stage/py"
 # glibc's libraries and the loader, and the driver's libcuda: present on the GPU machine.
 system_re='^(linux-vdso\.so|linux-gate\.so|ld-linux[^/]*\.so|libc\.so|libm\.so|libmvec\.so|libpthread\.so|libdl\.so|librt\.so|libutil\.so|libresolv\.so|libanl\.so|libcuda\.so)'
 cuda_runtime_re='^(libcudart|libcublas|libcublasLt)\.so'
 torch_re='^lib(torch|torch_cpu|torch_cuda|torch_global_deps|c10|c10_cuda)\.so'
 declare -A lib_src=()
+declare -A left_out=()  # CUDA libraries the machine provides (--system-cuda-libs)
 failed=0
-for label in "${packed_tests[@]}" "${packed_benchmarks[@]}" "${packed_tools[@]}"; do
+for label in "${packed_tests[@]}" "${packed_benchmarks[@]}" "${packed_tools[@]}" "${packed_preflight[@]}"; do
   exe=${exe_of[$label]}
   name=${label##*:}
   if [[ -e $stage/bin/$name ]]; then
@@ -184,7 +198,10 @@ for label in "${packed_tests[@]}" "${packed_benchmarks[@]}" "${packed_tools[@]}"
       continue
     fi
     [[ $soname =~ $system_re ]] && continue
-    if ((system_cuda)) && [[ $soname =~ $cuda_runtime_re ]]; then continue; fi
+    if ((system_cuda)) && [[ $soname =~ $cuda_runtime_re ]]; then
+      left_out[$soname]=1
+      continue
+    fi
     if [[ $path == not ]]; then
       echo "pack.sh: $label needs $soname, which ldd cannot find" >&2
       failed=1
@@ -201,70 +218,60 @@ for label in "${packed_tests[@]}" "${packed_benchmarks[@]}" "${packed_tools[@]}"
 done
 if ((failed)); then exit 1; fi
 
+# custody's own libraries (Bazel's _solib_*, bazel-out) to solib/, the rest to lib/: the launcher names
+# lib/ as a system folder for the gc policy's root filter, solib/ stays scanned (Note [Static roots]).
 for soname in "${!lib_src[@]}"; do
-  cp -L "${lib_src[$soname]}" "$stage/lib/$soname"
-  chmod u+w "$stage/lib/$soname"
+  case "${lib_src[$soname]}" in
+    */bazel-out/*|*/_solib_*|*/execroot/*) dir=solib ;;
+    *) dir=lib ;;
+  esac
+  cp -L "${lib_src[$soname]}" "$stage/$dir/$soname"
+  chmod u+w "$stage/$dir/$soname"
 done
 
 # 3. Strip our binaries and the non-NVIDIA libraries (Debian's are mostly stripped already).
 strip --strip-unneeded "$stage"/bin/*
-for f in "$stage"/lib/*; do
+for f in "$stage"/solib/* "$stage"/lib/*; do
+  [[ -e $f ]] || continue
   case "$(basename "$f")" in
     libcu*|libnv*) ;;
     *) strip --strip-unneeded "$f" ;;
   esac
 done
 
-# 4. Self-contained? Every library packed resolves into lib/ with LD_LIBRARY_PATH=lib alone; warn about
-# DT_RPATH (unlike DT_RUNPATH it is searched before LD_LIBRARY_PATH).
+# 4. Self-contained? Every library packed resolves into the bundle with LD_LIBRARY_PATH=solib:lib alone.
 for f in "$stage"/bin/*; do
   while read -r soname arrow path _; do
     [[ $arrow == "=>" ]] || continue
-    if [[ -e $stage/lib/$soname && $path != "$stage/lib/$soname" ]]; then
-      echo "pack.sh: $(basename "$f"): $soname resolves to $path, not to the bundle's lib/" >&2
-      failed=1
-    fi
-  done < <(LD_LIBRARY_PATH="$stage/lib" ldd "$f" 2>&1)
+    for dir in solib lib; do
+      if [[ -e $stage/$dir/$soname && $path != "$stage/$dir/$soname" ]]; then
+        echo "pack.sh: $(basename "$f"): $soname resolves to $path, not to the bundle's $dir/" >&2
+        failed=1
+      fi
+    done
+  done < <(LD_LIBRARY_PATH="$stage/solib:$stage/lib" ldd "$f" 2>&1)
 done
-for f in "$stage"/bin/* "$stage"/lib/*; do
-  if readelf -d "$f" 2>/dev/null | grep -q '(RPATH)'; then
-    echo "pack.sh: WARNING: $(basename "$f") has a DT_RPATH, searched before LD_LIBRARY_PATH:" \
-      "$(readelf -d "$f" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')" >&2
-  fi
-done
+# No DT_RPATH: the launcher's LD_LIBRARY_PATH must decide (tools/gpu/bundle_checks.sh).
+source tools/gpu/bundle_checks.sh
+if ! check_no_rpath "$stage"/bin/* "$stage"/solib/* "$stage"/lib/*; then failed=1; fi
 if ((failed)); then exit 1; fi
-glibc_min=$(for f in "$stage"/bin/* "$stage"/lib/*; do objdump -T "$f" 2>/dev/null; done |
+glibc_min=$(for f in "$stage"/bin/* "$stage"/solib/* "$stage"/lib/*; do objdump -T "$f" 2>/dev/null; done |
   grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
 
 # 5. Launcher, scripts, manifest, archive.
-cat >"$stage/launch" <<'EOF'
-#!/usr/bin/env bash
-# launch BINARY [ARGS...] — runs bin/BINARY of this bundle with its libraries: LD_LIBRARY_PATH=<bundle>/lib
-# (plus $CUDA_HOME/lib64, default /usr/local/cuda, when the bundle was packed without NVIDIA's
-# libraries). Independent of the binaries' rpaths, which point into the build machine.
-set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-if (($# == 0)); then
-  echo "usage: launch BINARY [ARGS...]; binaries: $(ls "$here/bin" | tr '\n' ' ')" >&2
-  exit 2
-fi
-bin="$here/bin/$1"
-shift
-[[ -x $bin ]] || { echo "launch: no binary $bin" >&2; exit 2; }
-path="$here/lib"
-if ! compgen -G "$here/lib/libcudart.so*" >/dev/null; then
-  path+=":${CUDA_HOME:-/usr/local/cuda}/lib64"
-fi
-export LD_LIBRARY_PATH="$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-exec "$bin" "$@"
-EOF
+cp tools/gpu/launch.sh "$stage/launch"
 chmod +x "$stage/launch"
 cp tools/gpu/run.sh "$stage/run.sh"
+cp tools/gpu/device_check.sh "$stage/device_check.sh"
+chmod +x "$stage/device_check.sh"
 cp tools/gpu/report.py tools/gpu/torch_peer.py tools/test_summary/test_summary.py "$stage/py/"
 chmod +x "$stage/run.sh"
 for label in "${packed_tests[@]}"; do echo "${label##*:}"; done >"$stage/tests.txt"
 for label in "${packed_benchmarks[@]}"; do echo "${label##*:}"; done >"$stage/benchmarks.txt"
 for label in "${packed_tools[@]}"; do echo "${label##*:}"; done >"$stage/tools.txt"
+if ((system_cuda)); then
+  printf '%s\n' "${!left_out[@]}" | sort >"$stage/system_libs.txt"
+fi
 
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 dirty=$(git status --porcelain 2>/dev/null | grep -c . || true)
@@ -280,9 +287,11 @@ dirty=$(git status --porcelain 2>/dev/null | grep -c . || true)
   echo "tests: ${packed_tests[*]}"
   echo "benchmarks: ${packed_benchmarks[*]}"
   echo "tools: ${packed_tools[*]}"
+  echo "preflight: ${packed_preflight[*]}"
+  echo "system_libs: $( ((system_cuda)) && printf '%s ' "${!left_out[@]}")"
   echo "missing: ${missing[*]}"
   echo "files:"
-  (cd "$stage" && find bin lib -type f -printf '%s %p\n' | sort -k2 | awk '{printf "  %8.1f MiB  %s\n", $1 / 1048576, $2}')
+  (cd "$stage" && find bin solib lib -type f -printf '%s %p\n' | sort -k2 | awk '{printf "  %8.1f MiB  %s\n", $1 / 1048576, $2}')
 } >"$stage/MANIFEST"
 
 archive="$out/custody-gpu.tar.gz"
@@ -298,4 +307,5 @@ awk -v a="$archive" -v s="$size" -v r="$raw" -v t="${#packed_tests[@]}" -v b="${
   -v o="${#packed_tools[@]}" -v m="${#missing[@]}" -v n="${#targets[@]}" 'BEGIN {
     printf "pack.sh: %s: %.1f MiB (%.1f MiB unpacked; %d tests, %d benchmarks, %d tools; %d of %d targets missing)\n",
       a, s / 1048576, r / 1048576, t, b, o, m, n }' >&2
-echo "pack.sh: on the GPU machine: bash run.sh custody-gpu.tar.gz --out results (run.sh is beside it)" >&2
+echo "pack.sh: on the GPU machine: tar -xzf custody-gpu.tar.gz && custody-gpu/device_check.sh custody-gpu OUT" \
+  "(the sized check, tools/gpu/README.md), or bash run.sh custody-gpu.tar.gz --out results (everything)" >&2

@@ -33,7 +33,8 @@
 # measured), TEST_TIMEOUT / BENCH_TIMEOUT (seconds per binary; default 1800 / 3600), CUDA_HOME (for a
 # bundle packed with --system-cuda-libs; default /usr/local/cuda).
 # Exit status: 0 when every selected binary ran and no test case failed; 1 when a test failed, a
-# binary, the peer or the report could not run, or a selected target was not packed; 2 on bad usage.
+# binary, the peer or the report could not run, a selected target was not packed, or nvidia-smi lists
+# a GPU and no test case passed; 2 on bad usage.
 # The targets do not change the exit status: report.md says PASS, MISS or n/a.
 set -euo pipefail
 
@@ -341,6 +342,14 @@ for t in "${tools[@]}"; do written+=("${t%_cuda}/"); done
 echo "run.sh: results in $out: ${written[*]}" >&2
 if ((summary_rc != 0 && summary_rc != 1)); then
   echo "run.sh: test_summary.py failed (exit status $summary_rc)" >&2
+  exit 1
+fi
+# A GPU is listed but no test case passed: the tests found no device after all (a broken driver or
+# library); the launcher's CUSTODY_REQUIRE_CUDA=1 makes such skips failures, and this catches the rest.
+last_line=$(printf '%s\n' "$summary_text" | tail -n 1)
+if [[ $gpu != "none found" && $gpu != "nvidia-smi lists none" && $last_line == "0 passed,"* ]] &&
+  ((${#tests[@]})); then
+  echo "run.sh: nvidia-smi lists $gpu, but no test case passed" >&2
   exit 1
 fi
 if ((summary_rc == 0 && ${#problems[@]} == 0)); then exit 0; fi

@@ -25,32 +25,6 @@
 
 namespace custody::cuda_internal {
 
-absl::StatusOr<void*> scratch_allocate(const Launch& l, size_t bytes, const char* op) {
-  const size_t request = bytes == 0 ? 1 : bytes;
-  void* p = nullptr;
-  cudaError_t err = cudaMallocFromPoolAsync(&p, request, l.pool, l.stream);
-  if (err == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    (void)cudaStreamSynchronize(l.stream);  // let pending frees land, then give cached memory back
-    (void)cudaMemPoolTrimTo(l.pool, 0);
-    (void)cudaGetLastError();
-    err = cudaMallocFromPoolAsync(&p, request, l.pool, l.stream);
-  }
-  if (err == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    return MakeStatus(ErrorKind::kOutOfMemory, absl::StatusCode::kResourceExhausted,
-                      absl::StrFormat("%s: out of device memory for %d bytes of kernel scratch; "
-                                      "release tensors you no longer need, or Cuda::reclaim()",
-                                      op, bytes));
-  }
-  if (err != cudaSuccess) return cuda_status(op, err);
-  return p;
-}
-
-void scratch_free(const Launch& l, void* p) {
-  if (p != nullptr && cudaFreeAsync(p, l.stream) != cudaSuccess) (void)cudaGetLastError();
-}
-
 namespace {
 
 using element::apply_binary;

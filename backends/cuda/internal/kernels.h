@@ -22,23 +22,28 @@
 
 namespace custody::cuda_internal {
 
+class DeviceAllocator;  // device_allocator.h
+
 // Where and how wide to launch: the backend's stream, and the grid cap of the
 // grid-stride loops (enough blocks to fill every SM).
 struct Launch {
   cudaStream_t stream = nullptr;
-  cudaMemPool_t pool = nullptr;  // the backend's pool, for kernel scratch
+  DeviceAllocator* allocator = nullptr;  // the backend's memory, for kernel scratch
   int max_blocks = 1024;
 };
 
 // Kernel scratch (CUB's temporary storage, matmul's dense copies) from the
-// backend's pool, ordered on its stream, not counted as bytes in use. When the
-// pool is full it is trimmed and asked once more; then an OutOfMemoryError
-// status naming `op`. At least one byte, so the pointer is never null.
+// backend's allocator (DeviceAllocator::allocate_scratch), ordered on its
+// stream, not counted as bytes in use; an OutOfMemoryError status naming `op`
+// when the device has no room. At least one byte, so the pointer is never
+// null. Defined in cuda.cc (host code).
 absl::StatusOr<void*> scratch_allocate(const Launch& l, size_t bytes, const char* op);
-// Back to the pool once the work queued so far on the stream is done.
+// Back to the allocator once the work queued so far on the stream is done.
 void scratch_free(const Launch& l, void* p);
 
-// A DeviceError for a failed CUDA runtime call: "cuda <what>: <error> (<name>)".
+// A DeviceError for a failed CUDA runtime call: "cuda <what>: <error> (<name>)",
+// saying when the error is sticky (a device fault: the context is unusable for
+// the rest of the process; Note [Device faults], cuda.cc). Defined in cuda.cc.
 absl::Status cuda_status(const char* what, cudaError_t err);
 
 absl::Status copy(const Launch& l, const KernelView& dst, const KernelView& src);
