@@ -9,7 +9,7 @@ tmp=$(mktemp -d "${TEST_TMPDIR:-/tmp}/require_cuda.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+if command -v nvidia-smi >/dev/null && [[ $(nvidia-smi -L 2>/dev/null) == *"GPU "* ]]; then
   CUSTODY_REQUIRE_CUDA=1 "$bin" >"$tmp/gpu.log" 2>&1 || fail "a GPU is listed, yet: $(tail -n 20 "$tmp/gpu.log")"
   echo "require_cuda_test: a GPU is present; the binary passes under CUSTODY_REQUIRE_CUDA=1"
   exit 0

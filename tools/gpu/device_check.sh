@@ -169,7 +169,7 @@ print(torch.__version__, "CUDA", torch.version.cuda, "available:", torch.cuda.is
   cat "$bundle/MANIFEST" 2>/dev/null
 } >"$work/preflight/env.txt" 2>&1
 if command -v nvidia-smi >/dev/null; then
-  gpu=$(timeout 30 nvidia-smi -L 2>/dev/null | grep '^GPU ' | head -n 1 | sed 's/ *(UUID:.*//')
+  gpu=$(timeout 30 nvidia-smi -L 2>/dev/null | grep '^GPU ' | sed -n '1s/ *(UUID:.*//p')
   gpu=${gpu:-none (nvidia-smi lists no GPU)}
 else
   gpu="none (nvidia-smi not found)"

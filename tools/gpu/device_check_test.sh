@@ -101,7 +101,8 @@ expect_in "scope          0.100" "$summary"
   fail "summary line: $(tail -n 1 "$tmp/out-b/summary.txt")"
 (($(find "$tmp/out-b" -type f | wc -l) <= 8)) || fail "more than 8 files: $(find "$tmp/out-b")"
 [[ -z $(find "$tmp/out-b" -mindepth 3) ]] || fail "deeper than two folders"
-tar -tzf "$tmp/out-b/results.tgz" | grep -q '^tests/cuda_test.xml$' || fail "results.tgz lacks the XML"
+listing=$(tar -tzf "$tmp/out-b/results.tgz")
+[[ $'\n'$listing$'\n' == *$'\ntests/cuda_test.xml\n'* ]] || fail "results.tgz lacks the XML: $listing"
 
 # ---- C. a fake GPU and a failing test ----
 make_bundle "$tmp/c" "$2" "$3"

@@ -36,7 +36,8 @@ find_lib_dir() {
 for p in site.getsitepackages() + [site.getusersitepackages()] + sys.path: print(p)' 2>/dev/null || true)
   fi
   if command -v ldconfig >/dev/null 2>&1; then
-    f=$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l { print $NF; exit }')
+    # awk reads to the end (no early exit: ldconfig must not die of SIGPIPE under pipefail).
+    f=$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l && !found { print $NF; found = 1 }' || true)
     if [[ -n $f && -e $f ]]; then dirname "$(readlink -f "$f")"; return; fi
   fi
   return 0
