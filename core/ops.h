@@ -29,18 +29,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/backend.h"
+#include "core/error.h"
 #include "core/scalar.h"
 #include "core/tensor_impl.h"
 #include "core/view_ops.h"
 
 namespace custody::internal {
-
-// The value of `v`, or its error thrown as the matching custody::Error.
-template <class T>
-T Unwrap(absl::StatusOr<T> v) {
-  if (!v.ok()) ThrowError(v.status());
-  return *std::move(v);
-}
 
 template <class B>
 struct Ops {

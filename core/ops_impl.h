@@ -90,8 +90,8 @@ ImplRef Ops<B>::empty_strided(IntSpan sizes, IntSpan strides, ScalarType dtype,
     throw ShapeError(absl::StrFormat("%s: sizes %s and strides %s have different lengths", op,
                                      shape_str(sizes), shape_str(strides)));
   }
-  Unwrap(checked_numel(sizes, op));
-  const int64_t extent = Unwrap(storage_extent(sizes, strides, op));
+  ValueOrThrow(checked_numel(sizes, op));
+  const int64_t extent = ValueOrThrow(storage_extent(sizes, strides, op));
   int64_t nbytes;
   if (__builtin_mul_overflow(extent, static_cast<int64_t>(element_size(dtype)), &nbytes)) {
     throw_byte_overflow(sizes, dtype, op);
@@ -106,7 +106,7 @@ ImplRef Ops<B>::empty_strided(IntSpan sizes, IntSpan strides, ScalarType dtype,
 template <class B>
 ImplRef Ops<B>::empty(IntSpan sizes, ScalarType dtype, TensorShapeDynamism dyn, const char* op) {
   int64_t numel;
-  if (!positive_numel(sizes, &numel)) [[unlikely]] numel = Unwrap(checked_numel(sizes, op));
+  if (!positive_numel(sizes, &numel)) [[unlikely]] numel = ValueOrThrow(checked_numel(sizes, op));
   int64_t nbytes;
   if (__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes)) {
     throw_byte_overflow(sizes, dtype, op);
@@ -255,7 +255,7 @@ ImplRef Ops<B>::randint(IntSpan sizes, IntSpan strides, ScalarType dtype, int64_
 template <class B>
 ImplRef Ops<B>::from_host(const void* data, size_t nbytes, ScalarType dtype, IntSpan sizes,
                           TensorShapeDynamism dyn, const char* op) {
-  const int64_t n = Unwrap(checked_numel(sizes, op));
+  const int64_t n = ValueOrThrow(checked_numel(sizes, op));
   if (static_cast<size_t>(n) * element_size(dtype) != nbytes) {
     throw InvalidArgument(absl::StrFormat(
         "%s: %d bytes of data do not match shape %s of %s (%d elements x %d bytes = %d)", op,
@@ -272,12 +272,12 @@ ImplRef Ops<B>::from_blob(void* data, IntSpan sizes, std::optional<IntSpan> stri
                           TensorShapeDynamism dyn, std::function<void(void*)> deleter,
                           const char* op) {
   // A null pointer is fine for no elements (ATen's from_blob(nullptr, {0}) is an empty tensor).
-  if (data == nullptr && Unwrap(checked_numel(sizes, op)) != 0) {
+  if (data == nullptr && ValueOrThrow(checked_numel(sizes, op)) != 0) {
     throw InvalidArgument(absl::StrFormat(
         "%s: data pointer is null (shape %s, %s); pass a valid buffer that outlives the tensor",
         op, shape_str(sizes), dtype_name(dtype)));
   }
-  Unwrap(checked_numel(sizes, op));
+  ValueOrThrow(checked_numel(sizes, op));
   // Kernels read elements as their type: memory not aligned to it would be undefined behaviour
   // in every loop (and a fault on some devices), so it is refused here, alike on every backend.
   if (reinterpret_cast<uintptr_t>(data) % element_size(dtype) != 0) {
@@ -290,7 +290,7 @@ ImplRef Ops<B>::from_blob(void* data, IntSpan sizes, std::optional<IntSpan> stri
     throw ShapeError(absl::StrFormat("%s: sizes %s and strides %s have different lengths", op,
                                      shape_str(sizes), shape_str(st)));
   }
-  const int64_t extent = Unwrap(storage_extent(sizes, st, op));
+  const int64_t extent = ValueOrThrow(storage_extent(sizes, st, op));
   Ref<Storage> storage = Storage::Borrowed(data, static_cast<size_t>(extent) * element_size(dtype),
                                            B::device(), &B::stats(), std::move(deleter));
   return TensorImpl::Create(std::move(storage), 0, sizes, st, dtype, dyn, &B::stats());
@@ -321,7 +321,7 @@ ImplRef Ops<B>::to_dtype(const TensorImpl& t, ScalarType dtype, const char* op) 
 
 template <class B>
 ImplRef Ops<B>::reshape(const TensorImpl& t, IntSpan sizes) {
-  const Dims inferred = Unwrap(infer_size(sizes, t.numel(), "reshape"));
+  const Dims inferred = ValueOrThrow(infer_size(sizes, t.numel(), "reshape"));
   Dims strides;
   if (compute_view_strides(t.sizes(), t.strides(), inferred, &strides)) {
     return make_view(t, inferred, strides, t.storage_offset());
@@ -332,7 +332,7 @@ ImplRef Ops<B>::reshape(const TensorImpl& t, IntSpan sizes) {
 
 template <class B>
 ImplRef Ops<B>::flatten(const TensorImpl& t, int64_t start, int64_t end) {
-  const Dims sizes = Unwrap(flatten_sizes(t, start, end));
+  const Dims sizes = ValueOrThrow(flatten_sizes(t, start, end));
   return reshape(t, sizes);
 }
 
@@ -430,7 +430,7 @@ ImplRef Ops<B>::binary(BinaryOp op, const TensorImpl& a, const TensorImpl& b) {
     if (out->numel() > 0) ThrowIfError(B::binary(op, kernel_view(*out), kernel_view(a), kernel_view(b)));
     return out;
   }
-  const Dims shape = Unwrap(broadcast_shapes(a.sizes(), b.sizes(), name));
+  const Dims shape = ValueOrThrow(broadcast_shapes(a.sizes(), b.sizes(), name));
   ImplRef ca = to_dtype(a, compute, name);
   ImplRef cb = to_dtype(b, compute, name);
   ImplRef out = empty(shape, out_dtype, TensorShapeDynamism::DYNAMIC_BOUND, name);
@@ -490,7 +490,7 @@ void Ops<B>::binary_(BinaryOp op, TensorImpl& self, const TensorImpl& other) {
     throw DTypeError(absl::StrFormat("%s: result type %s can't be cast to the desired output type %s",
                                      name, dtype_name(compute), dtype_name(self.scalar_type())));
   }
-  const Dims shape = Unwrap(broadcast_shapes(self.sizes(), other.sizes(), name.c_str()));
+  const Dims shape = ValueOrThrow(broadcast_shapes(self.sizes(), other.sizes(), name.c_str()));
   if (!std::equal(shape.begin(), shape.end(), self.sizes().begin(), self.sizes().end())) {
     throw ShapeError(absl::StrFormat(
         "%s: output with shape %s doesn't match the broadcast shape %s (other has shape %s)", name,
@@ -536,7 +536,7 @@ void Ops<B>::binary_(BinaryOp op, TensorImpl& self, const Scalar& s) {
 
 template <class B>
 void Ops<B>::copy_(TensorImpl& self, const TensorImpl& src) {
-  const Dims shape = Unwrap(broadcast_shapes(self.sizes(), src.sizes(), "copy_"));
+  const Dims shape = ValueOrThrow(broadcast_shapes(self.sizes(), src.sizes(), "copy_"));
   if (!std::equal(shape.begin(), shape.end(), self.sizes().begin(), self.sizes().end())) {
     throw ShapeError(absl::StrFormat("copy_: source of shape %s cannot be broadcast to the "
                                      "destination's shape %s", shape_str(src.sizes()),
@@ -594,8 +594,8 @@ ImplRef Ops<B>::where(const TensorImpl& cond, const TensorImpl& a, const TensorI
   check_computable("where", a.scalar_type(), /*takes_unsigned=*/true);
   check_computable("where", b.scalar_type(), /*takes_unsigned=*/true);
   const ScalarType dt = detail::result_type(a, b, "where");
-  Dims shape = Unwrap(broadcast_shapes(cond.sizes(), a.sizes(), "where"));
-  shape = Unwrap(broadcast_shapes(shape, b.sizes(), "where"));
+  Dims shape = ValueOrThrow(broadcast_shapes(cond.sizes(), a.sizes(), "where"));
+  shape = ValueOrThrow(broadcast_shapes(shape, b.sizes(), "where"));
   ImplRef ca = to_dtype(a, dt, "where");
   ImplRef cb = to_dtype(b, dt, "where");
   ImplRef out = empty(shape, dt, TensorShapeDynamism::DYNAMIC_BOUND, "where");
@@ -614,7 +614,7 @@ namespace detail {
 inline std::vector<bool> reduced_dims(const char* op, const TensorImpl& t, IntSpan dims) {
   std::vector<bool> r(static_cast<size_t>(t.dim()), dims.empty());
   for (int64_t d : dims) {
-    const int64_t w = Unwrap(wrap_dim(d, t.dim(), op));
+    const int64_t w = ValueOrThrow(wrap_dim(d, t.dim(), op));
     if (t.dim() == 0) continue;
     if (r[w]) {
       throw ShapeError(absl::StrFormat("%s: dim %d appears multiple times in the list of dims %s",
@@ -696,7 +696,7 @@ ImplRef Ops<B>::arg_reduce(ReduceOp op, const TensorImpl& t, std::optional<int64
     const Dims final_sizes = keepdim ? Dims(t.dim(), 1) : Dims{};
     return make_view(*out, final_sizes, contiguous_strides(final_sizes), 0);
   }
-  const int64_t d = Unwrap(wrap_dim(*dim, t.dim(), name));
+  const int64_t d = ValueOrThrow(wrap_dim(*dim, t.dim(), name));
   std::vector<bool> r(static_cast<size_t>(t.dim()), false);
   if (t.dim() > 0) r[d] = true;
   detail::check_nonempty_reduction(name, t, r);
@@ -717,7 +717,7 @@ ImplRef Ops<B>::softmax(const TensorImpl& t, int64_t dim, bool log) {
     throw DTypeError(absl::StrFormat("%s: expected a floating point tensor but got %s; cast with "
                                      "to(float32) first", name, dtype_name(t.scalar_type())));
   }
-  const int64_t d = Unwrap(wrap_dim(dim, t.dim(), name));
+  const int64_t d = ValueOrThrow(wrap_dim(dim, t.dim(), name));
   ImplRef out = empty(t.sizes(), t.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, name);
   if (out->numel() == 0) return out;
   if (t.dim() == 0) {  // softmax of a scalar is 1 (log: 0)
@@ -823,12 +823,12 @@ ImplRef Ops<B>::index_select(const TensorImpl& t, int64_t dim, const TensorImpl&
       throw ShapeError(absl::StrFormat("%s: a 0-dim tensor takes exactly one index, got %d", op,
                                        index.numel()));
     }
-    if (dim != 0 && dim != -1) Unwrap(wrap_dim(dim, 0, op));  // "dim out of range" as for any 0-dim op
+    if (dim != 0 && dim != -1) ValueOrThrow(wrap_dim(dim, 0, op));  // "dim out of range" as for any 0-dim op
     ImplRef one = make_view(t, Dims{1}, Dims{1}, t.storage_offset());
     ImplRef r = index_select(*one, 0, index, op);
     return make_view(*r, Dims{}, Dims{}, r->storage_offset());
   }
-  const int64_t d = Unwrap(wrap_dim(dim, t.dim(), op));
+  const int64_t d = ValueOrThrow(wrap_dim(dim, t.dim(), op));
   ImplRef idx = to_dtype(index, ScalarType::Long, op);
   ImplRef idx1 = make_view(*idx, Dims{idx->numel()}, Dims{idx->dim() == 0 ? 1 : idx->stride(0)},
                            idx->storage_offset());
@@ -869,7 +869,7 @@ ImplRef Ops<B>::cat(const std::vector<const TensorImpl*>& tensors, int64_t dim) 
   }
   if (ref == nullptr) return empty(Dims{0}, dt, TensorShapeDynamism::DYNAMIC_BOUND, "cat");
   if (ref->dim() == 0) throw ShapeError("cat: zero-dimensional tensors cannot be concatenated");
-  const int64_t d = Unwrap(wrap_dim(dim, ref->dim(), "cat"));
+  const int64_t d = ValueOrThrow(wrap_dim(dim, ref->dim(), "cat"));
   Dims sizes(ref->sizes().begin(), ref->sizes().end());
   int64_t total = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -901,7 +901,7 @@ ImplRef Ops<B>::cat(const std::vector<const TensorImpl*>& tensors, int64_t dim) 
     if ((t->dim() == 1 && t->numel() == 0)) continue;
     const int64_t len = t->size(d);
     if (len > 0 && t->numel() > 0) {
-      ImplRef dst = Unwrap(narrow(*out, d, offset, len));
+      ImplRef dst = ValueOrThrow(narrow(*out, d, offset, len));
       ThrowIfError(B::copy(kernel_view(*dst), kernel_view(*t)));
     }
     offset += len;

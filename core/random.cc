@@ -15,8 +15,6 @@ void manual_seed(uint64_t seed) {
   g_offset.store(0);
 }
 
-uint64_t initial_seed() { return g_seed.load(); }
-
 namespace internal {
 RandomStream next_random_stream() {
   return RandomStream{g_seed.load(), g_offset.fetch_add(1)};

@@ -14,7 +14,6 @@
 namespace custody {
 
 void manual_seed(uint64_t seed);
-uint64_t initial_seed();
 
 namespace internal {
 // Returns {seed, offset} for the next random tensor.

@@ -3,6 +3,7 @@
 #include "core/reclaim.h"
 
 #include <atomic>
+#include <stdexcept>
 
 #include "absl/synchronization/mutex.h"
 
@@ -25,7 +26,13 @@ struct HookTable {
     for (int i = 0; i < n; ++i) {
       if (fns[i].load(std::memory_order_relaxed) == fn) return;  // idempotent
     }
-    if (n == kMaxHooks) return;
+    if (n == kMaxHooks) {
+      // A hook dropped here would be a policy whose memory is never reclaimed
+      // (or observed) before an OutOfMemoryError: refuse it loudly instead.
+      throw std::logic_error(
+          "custody: more than 8 reclaim/allocation hooks registered; raise kMaxHooks in "
+          "core/reclaim.cc");
+    }
     fns[n].store(fn, std::memory_order_relaxed);
     count.store(n + 1, std::memory_order_release);
   }
@@ -50,7 +57,7 @@ HookTable<Reclaimer>& reclaimers() {
 // backend. What a failure at allocation k must leave is the same on every
 // path: the OutOfMemoryError reaches the caller (unless a reclaimer frees
 // memory and the retry succeeds), and once the caller's handles are gone
-// nothing is left (workloads/failure_injection_test.cc tries every k of each
+// nothing is left (tests/failure/failure_injection_test.cc tries every k of each
 // workload under each policy). Disarmed, an allocation pays one relaxed load.
 struct Injection {
   std::atomic<bool> counting{false};

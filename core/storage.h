@@ -64,7 +64,6 @@ class Storage final : public RefCounted {
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
-  bool owns_data() const { return free_fn_ != nullptr; }
   // Records a kernel's use of this memory in the memory history, if recording.
   void note_use() const {
     if (stats_ != nullptr) stats_->on_use(data_);

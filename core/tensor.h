@@ -73,11 +73,11 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   IntSpan strides() const { return this->checked_impl("strides").strides(); }
   int64_t size(int64_t d) const {
     const TensorImpl& t = this->checked_impl("size");
-    return t.size(internal::Unwrap(wrap_dim(d, t.dim(), "size")));
+    return t.size(ValueOrThrow(wrap_dim(d, t.dim(), "size")));
   }
   int64_t stride(int64_t d) const {
     const TensorImpl& t = this->checked_impl("stride");
-    return t.stride(internal::Unwrap(wrap_dim(d, t.dim(), "stride")));
+    return t.stride(ValueOrThrow(wrap_dim(d, t.dim(), "stride")));
   }
   Dims dim_order() const { return this->checked_impl("dim_order").dim_order(); }
   ScalarType scalar_type() const { return this->checked_impl("scalar_type").scalar_type(); }
@@ -231,17 +231,17 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   BasicTensor reshape(IntSpan sizes) const { return adopt(Ops::reshape(this->checked_impl("reshape"), sizes)); }
   BasicTensor reshape(std::initializer_list<int64_t> s) const { return reshape(IntSpan(s.begin(), s.size())); }
   BasicTensor view(IntSpan sizes) const {
-    return adopt(internal::Unwrap(internal::view(this->checked_impl("view"), sizes)));
+    return adopt(ValueOrThrow(internal::view(this->checked_impl("view"), sizes)));
   }
   BasicTensor view(std::initializer_list<int64_t> s) const { return view(IntSpan(s.begin(), s.size())); }
   BasicTensor narrow(int64_t dim, int64_t start, int64_t length) const {
-    return adopt(internal::Unwrap(internal::narrow(this->checked_impl("narrow"), dim, start, length)));
+    return adopt(ValueOrThrow(internal::narrow(this->checked_impl("narrow"), dim, start, length)));
   }
   BasicTensor select(int64_t dim, int64_t index) const {
-    return adopt(internal::Unwrap(internal::select(this->checked_impl("select"), dim, index)));
+    return adopt(ValueOrThrow(internal::select(this->checked_impl("select"), dim, index)));
   }
   BasicTensor transpose(int64_t d0, int64_t d1) const {
-    return adopt(internal::Unwrap(internal::transpose(this->checked_impl("transpose"), d0, d1)));
+    return adopt(ValueOrThrow(internal::transpose(this->checked_impl("transpose"), d0, d1)));
   }
   BasicTensor t() const {
     const TensorImpl& x = this->checked_impl("t");
@@ -249,21 +249,21 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
       throw ShapeError(absl::StrFormat("t: expects a tensor with <= 2 dims, but got shape %s",
                                        shape_str(x.sizes())));
     }
-    return adopt(internal::Unwrap(internal::transpose(x, 0, x.dim() < 2 ? 0 : 1)));
+    return adopt(ValueOrThrow(internal::transpose(x, 0, x.dim() < 2 ? 0 : 1)));
   }
   BasicTensor permute(IntSpan dims) const {
-    return adopt(internal::Unwrap(internal::permute(this->checked_impl("permute"), dims)));
+    return adopt(ValueOrThrow(internal::permute(this->checked_impl("permute"), dims)));
   }
   BasicTensor permute(std::initializer_list<int64_t> d) const { return permute(IntSpan(d.begin(), d.size())); }
   BasicTensor squeeze() const { return adopt(internal::squeeze(this->checked_impl("squeeze"))); }
   BasicTensor squeeze(int64_t dim) const {
-    return adopt(internal::Unwrap(internal::squeeze(this->checked_impl("squeeze"), dim)));
+    return adopt(ValueOrThrow(internal::squeeze(this->checked_impl("squeeze"), dim)));
   }
   BasicTensor unsqueeze(int64_t dim) const {
-    return adopt(internal::Unwrap(internal::unsqueeze(this->checked_impl("unsqueeze"), dim)));
+    return adopt(ValueOrThrow(internal::unsqueeze(this->checked_impl("unsqueeze"), dim)));
   }
   BasicTensor expand(IntSpan sizes) const {
-    return adopt(internal::Unwrap(internal::expand(this->checked_impl("expand"), sizes)));
+    return adopt(ValueOrThrow(internal::expand(this->checked_impl("expand"), sizes)));
   }
   BasicTensor expand(std::initializer_list<int64_t> s) const { return expand(IntSpan(s.begin(), s.size())); }
   BasicTensor flatten(int64_t start = 0, int64_t end = -1) const {

@@ -41,7 +41,7 @@
 // Without a usable GPU every benchmark skips with
 // "no CUDA device found: ..." (an error row in the JSON, exit status 0).
 //
-//   ./bazelw run --config=cuda --config=opt //backends/cuda:cuda_benchmark -- \
+//   ./bazelw run --config=cuda --config=opt //backends/cuda:cuda_benchmark --
 //       --benchmark_filter='add_|d2d' --benchmark_repetitions=5
 
 #include <cublas_v2.h>

@@ -28,9 +28,6 @@ namespace custody::host {
 // first that does not.
 absl::Status check_indices(const KernelView& in, int64_t dim, const KernelView& index);
 
-// Element `i` of the random stream `p` as a T (Philox 4x32-10 via
-// core/philox.h): one seed gives the same values on every backend. Host and
-// device code (the CUDA kernels call it too).
 // a + b * c rounded twice, as the host computes it: nvcc would fuse it into
 // one fma on the device (rounded once), and the values would differ from the
 // CPU backends' for ranges other than [0, 1).
@@ -42,6 +39,9 @@ CUSTODY_HOST_DEVICE inline double add_product(double a, double b, double c) {
 #endif
 }
 
+// Element `i` of the random stream `p` as a T (Philox 4x32-10 via
+// core/philox.h): one seed gives the same values on every backend. Host and
+// device code (the CUDA kernels call it too).
 template <class T>
 CUSTODY_HOST_DEVICE inline T random_sample(RandomDist dist, const RandomParams& p, uint64_t i) {
   switch (dist) {

@@ -65,7 +65,6 @@ using TensorPtr = TensorPtrOn<DefaultBackend>;
 
 namespace internal {
 using custody::internal::Ops;
-using custody::internal::Unwrap;
 
 // Strides from an explicit dim order (outermost first) or the given strides,
 // checking that both agree when both are given.
@@ -98,7 +97,7 @@ ImplRef view_of(const TensorImpl& t, std::vector<SizesType> sizes, std::vector<D
   const char* op = "make_tensor_ptr";
   check_device<B>(op, t.device());
   if (sizes.empty()) sizes.assign(t.sizes().begin(), t.sizes().end());
-  const int64_t numel = Unwrap(checked_numel(sizes, op));
+  const int64_t numel = ValueOrThrow(checked_numel(sizes, op));
   if (numel > t.numel()) {
     throw ShapeError(absl::StrFormat(
         "%s: the view's sizes %s have %d elements but the source tensor (sizes %s) only has %d", op,
@@ -117,7 +116,7 @@ ImplRef view_of(const TensorImpl& t, std::vector<SizesType> sizes, std::vector<D
     st = resolve_strides(op, sizes, dim_order, strides);
     check_dense_strides(op, sizes, st);  // as ExecuTorch: strides that a dim order gives
   }
-  const int64_t extent = Unwrap(storage_extent(sizes, st, op));
+  const int64_t extent = ValueOrThrow(storage_extent(sizes, st, op));
   const size_t end_bytes = static_cast<size_t>(t.storage_offset() + extent) * t.element_size();
   if (end_bytes > t.storage()->nbytes()) {
     throw ShapeError(absl::StrFormat(
@@ -178,7 +177,7 @@ ImplRef from_values(const char* op, IntSpan sizes, IntSpan strides, const std::v
         "%s: cannot cast data of dtype %s to %s (floating -> integral and non-bool -> bool casts "
         "lose information); pass data of a castable type", op, dtype_name(from), dtype_name(type)));
   }
-  const int64_t numel = Unwrap(checked_numel(sizes, op));
+  const int64_t numel = ValueOrThrow(checked_numel(sizes, op));
   if (static_cast<int64_t>(data.size()) != numel) {
     throw InvalidArgument(absl::StrFormat("%s: data has %d elements but sizes %s need %d", op,
                                           data.size(), shape_str(sizes), numel));
@@ -323,7 +322,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<uint8_t
                                std::vector<StridesType> strides, ScalarType type = ScalarType::Float,
                                TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   const char* op = "make_tensor_ptr";
-  const int64_t numel = internal::Unwrap(checked_numel(sizes, op));
+  const int64_t numel = ValueOrThrow(checked_numel(sizes, op));
   const size_t need = static_cast<size_t>(numel) * element_size(type);
   if (data.size() != need) {
     throw InvalidArgument(absl::StrFormat(

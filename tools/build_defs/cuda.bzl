@@ -10,7 +10,7 @@
 Without the flag such a target is incompatible with the platform (it requires the constraint value
 //tools/build_defs:incompatible, which no platform has), so `bazel build //...` and `bazel test //...`
 skip it silently, while naming it explicitly on the command line is an error. Anything that depends on it
-must be gated the same way. if_cuda() picks attribute values (srcs, deps, defines) by the same flag.
+must be gated the same way.
 """
 
 def requires_cuda():
@@ -18,13 +18,6 @@ def requires_cuda():
     return select({
         "//tools/build_defs:cuda_enabled": [],
         "//conditions:default": ["//tools/build_defs:incompatible"],
-    })
-
-def if_cuda(if_true, if_false = []):
-    """`if_true` under --config=cuda, else `if_false`."""
-    return select({
-        "//tools/build_defs:cuda_enabled": if_true,
-        "//conditions:default": if_false,
     })
 
 # nvcc's target GPUs: Hopper (sm_90) machine code plus compute_90 PTX, which the driver JIT-compiles

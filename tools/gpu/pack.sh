@@ -38,7 +38,8 @@
 #     CUSTODY_GC_SYSTEM_DIRS), run.sh, device_check.sh, report.py, torch_peer.py, test_summary.py,
 #     tests.txt, benchmarks.txt, tools.txt (the binaries of each kind that were packed, one name a
 #     line), system_libs.txt (the libraries left for the machine to provide) and MANIFEST, and tars
-#     everything into DIR/custody-gpu.tar.gz, printing its size.
+#     everything into DIR/custody-gpu.tar.gz, printing its size; with --system-cuda-libs, fails when
+#     that is over 55 MiB (what a lent GPU machine can take, sources included, is 64 MiB).
 #
 # Size, measured 2026 (CUDA 13.0, Debian 12): about 300 MiB with NVIDIA's libraries (libcublasLt alone
 # is 517 MiB uncompressed), a few MiB with --system-cuda-libs (tools/gpu/README.md has the numbers).
@@ -303,6 +304,14 @@ chmod +x "$out/run.sh"
 raw=$(du -sb "$stage" | cut -f1)
 size=$(stat -c %s "$archive")
 cat "$stage/MANIFEST" >&2
+# What can be copied to a lent GPU machine is 64 MiB, sources included: a bundle without NVIDIA's
+# libraries must stay under 55 MiB (tools/gpu/README.md).
+limit_mib=55
+if ((system_cuda && size > limit_mib * 1048576)); then
+  echo "pack.sh: $archive is $((size / 1048576)) MiB, over the ${limit_mib} MiB a GPU window can take;" \
+    "see the file sizes in the MANIFEST above" >&2
+  exit 1
+fi
 awk -v a="$archive" -v s="$size" -v r="$raw" -v t="${#packed_tests[@]}" -v b="${#packed_benchmarks[@]}" \
   -v o="${#packed_tools[@]}" -v m="${#missing[@]}" -v n="${#targets[@]}" 'BEGIN {
     printf "pack.sh: %s: %.1f MiB (%.1f MiB unpacked; %d tests, %d benchmarks, %d tools; %d of %d targets missing)\n",
