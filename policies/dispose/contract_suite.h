@@ -16,7 +16,7 @@
 #include "core/sites.h"
 #include "policies/dispose/dispose.h"
 #include "policies/dispose/testing.h"
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 
 namespace custody::testing {
 

@@ -33,7 +33,7 @@
 #include "core/sites.h"
 #include "policies/gc/gc.h"
 #include "policies/gc/testing.h"
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 
 namespace custody::testing {
 

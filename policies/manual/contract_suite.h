@@ -28,7 +28,7 @@
 #include "gtest/gtest.h"
 #include "policies/manual/manual.h"
 #include "policies/manual/testing.h"
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 
 namespace custody::testing {
 

@@ -1,14 +1,14 @@
 // Copyright 2026 The custody Authors.
 //
 // policies/manual/testing.h — the manual policy's test idiom, `PolicyIdiom<manual::Policy>`
-// (tests/conformance/policy_idiom.h): what surrounds every test body of this
+// (testing/policy_idiom.h): what surrounds every test body of this
 // policy, in the conformance matrix and in any other test.
 
 #ifndef CUSTODY_POLICIES_MANUAL_TESTING_H_
 #define CUSTODY_POLICIES_MANUAL_TESTING_H_
 
 #include "policies/manual/manual.h"
-#include "tests/conformance/policy_idiom.h"
+#include "testing/policy_idiom.h"
 
 namespace custody::testing {
 

@@ -21,7 +21,7 @@
 #include "core/sites.h"
 #include "policies/scope/scope.h"
 #include "policies/scope/testing.h"
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 
 namespace custody::testing {
 

@@ -35,7 +35,7 @@
 #include "policies/tensor_ptr/make.h"
 #include "policies/tensor_ptr/testing.h"
 #include "policies/tensor_ptr/tensor_ptr.h"
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 
 namespace custody::testing {
 namespace tensor_ptr_contract {
@@ -114,11 +114,9 @@ std::string lifetime_message(F&& f) {
 }
 
 }  // namespace tensor_ptr_contract
-}  // namespace custody::testing
 
-// At global scope: instantiate.cc names the suite unqualified.
 template <class T>
-class TensorPtrContractTest : public ::custody::testing::ConformanceTest<T> {};
+class TensorPtrContractTest : public ConformanceTest<T> {};
 
 TYPED_TEST_SUITE_P(TensorPtrContractTest);
 
@@ -545,5 +543,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     ViewLargerThanTheStorageIsAShapeError, ViewInheritsDtypeAndShapeDynamism,
     CloneOwnsAnIndependentCopy, CloneOfNonOwnedDataOwnsACopy, ResizeIsSeenByEveryCopyButNotByViews,
     FromBlobWithDeleterRunsItOnceWhenTheLastReferenceGoes);
+
+}  // namespace custody::testing
 
 #endif  // CUSTODY_POLICIES_TENSOR_PTR_CONTRACT_SUITE_H_

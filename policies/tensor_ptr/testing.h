@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // policies/tensor_ptr/testing.h — the tensor_ptr policy's test idiom, `PolicyIdiom<tensor_ptr::Policy>`
-// (tests/conformance/policy_idiom.h): what surrounds every test body of this
+// (testing/policy_idiom.h): what surrounds every test body of this
 // policy, in the conformance matrix and in any other test.
 
 #ifndef CUSTODY_POLICIES_TENSOR_PTR_TESTING_H_
@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "policies/tensor_ptr/tensor_ptr.h"
-#include "tests/conformance/policy_idiom.h"
+#include "testing/policy_idiom.h"
 
 namespace custody::testing {
 

@@ -45,7 +45,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 #include "tests/conformance/numerics_harness.h"
 #include "tests/conformance/numerics_suite.h"
 #include "tests/conformance/oracle.h"

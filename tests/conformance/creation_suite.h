@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/random.h"
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 
 namespace custody::testing {
 

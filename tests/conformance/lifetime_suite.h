@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 
 namespace custody::testing {
 

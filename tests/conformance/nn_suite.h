@@ -15,7 +15,7 @@
 #include "core/nn/modules.h"
 #include "core/nn/var_store.h"
 #include "core/random.h"
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 #include "tests/conformance/oracle.h"
 
 namespace custody::testing {

@@ -42,7 +42,7 @@
 
 #include "core/tensor.h"
 #include "gtest/gtest.h"
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 #include "tests/conformance/numerics_harness.h"
 #include "tests/conformance/oracle.h"
 
@@ -423,8 +423,10 @@ void CheckMatmul(ScalarType dt) {
 
 }  // namespace custody::testing::numerics
 
+namespace custody::testing {
+
 template <class T>
-class NumericsTest : public custody::testing::ConformanceTest<T> {};
+class NumericsTest : public ConformanceTest<T> {};
 
 #define CUSTODY_NUMERICS_USING           \
   using namespace custody::testing;      \
@@ -839,6 +841,8 @@ TYPED_TEST_P(NumericsTest, MatmulMixedAndBoolDtypesAgreeWithTorch) {
 
 // ---- index_select / embedding -------------------------------------------------------
 
+}  // namespace custody::testing
+
 namespace custody::testing::numerics {
 
 template <class T>
@@ -873,12 +877,16 @@ void CheckIndexSelect(custody::ScalarType index_dtype) {
 
 }  // namespace custody::testing::numerics
 
+namespace custody::testing {
+
 TYPED_TEST_P(NumericsTest, IndexSelect_Int64Index) {
   custody::testing::numerics::CheckIndexSelect<TypeParam>(custody::ScalarType::Long);
 }
 TYPED_TEST_P(NumericsTest, IndexSelect_Int32Index) {
   custody::testing::numerics::CheckIndexSelect<TypeParam>(custody::ScalarType::Int);
 }
+
+}  // namespace custody::testing
 
 namespace custody::testing::numerics {
 
@@ -906,6 +914,8 @@ void CheckEmbedding(custody::ScalarType index_dtype) {
 }
 
 }  // namespace custody::testing::numerics
+
+namespace custody::testing {
 
 TYPED_TEST_P(NumericsTest, Embedding_Int64Indices) { custody::testing::numerics::CheckEmbedding<TypeParam>(custody::ScalarType::Long); }
 TYPED_TEST_P(NumericsTest, Embedding_Int32Indices) { custody::testing::numerics::CheckEmbedding<TypeParam>(custody::ScalarType::Int); }
@@ -1032,6 +1042,8 @@ TYPED_TEST_P(NumericsTest, WhereMixedDtypesAndNonContiguous) {
 
 // ---- in-place ops -----------------------------------------------------------------------
 
+}  // namespace custody::testing
+
 namespace custody::testing::numerics {
 
 // self.op_(other): the result lands in self's memory, the returned handle
@@ -1078,6 +1090,8 @@ void CheckInplace(const std::string& op) {
 }
 
 }  // namespace custody::testing::numerics
+
+namespace custody::testing {
 
 TYPED_TEST_P(NumericsTest, InplaceAdd) { custody::testing::numerics::CheckInplace<TypeParam>("add_"); }
 TYPED_TEST_P(NumericsTest, InplaceSub) { custody::testing::numerics::CheckInplace<TypeParam>("sub_"); }
@@ -1171,6 +1185,8 @@ TYPED_TEST_P(NumericsTest, ToFloatToIntTruncatesTowardZero) {
   EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(d).to(Float32); }, "to", {d}, to_args(Float32)));
 }
 
+}  // namespace custody::testing
+
 namespace custody::testing::numerics {
 
 // float16 / bfloat16 are storage-only: created by a cast, cast back exactly as torch's .to(kHalf).
@@ -1211,16 +1227,22 @@ void CheckHalfLike(custody::ScalarType half) {
 
 }  // namespace custody::testing::numerics
 
+namespace custody::testing {
+
 TYPED_TEST_P(NumericsTest, ToFloat16RoundTrip) { custody::testing::numerics::CheckHalfLike<TypeParam>(custody::ScalarType::Half); }
 TYPED_TEST_P(NumericsTest, ToBFloat16RoundTrip) { custody::testing::numerics::CheckHalfLike<TypeParam>(custody::ScalarType::BFloat16); }
 
 // ---- the oneDNN primitive path (large float32 inputs; on other backends these
 // are just large inputs) ---------------------------------------------------------------
 
+}  // namespace custody::testing
+
 namespace custody::testing::numerics {
 inline constexpr int64_t kLargeRows = 128;  // 128 x 160 = 20480 >= 16384 elements
 inline constexpr int64_t kLargeCols = 160;
 }  // namespace custody::testing::numerics
+
+namespace custody::testing {
 
 TYPED_TEST_P(NumericsTest, LargeBinaryFloat32) {
   CUSTODY_NUMERICS_USING;
@@ -1529,5 +1551,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     LargeCopiesAndCasts,
     // 0-dim and empty
     ZeroDimTensorsEveryOpFamily, EmptyTensorsEveryOpFamily);
+
+}  // namespace custody::testing
 
 #endif  // CUSTODY_TESTS_CONFORMANCE_NUMERICS_SUITE_H_

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 
 namespace custody::testing {
 

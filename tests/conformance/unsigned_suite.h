@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 
 namespace custody::testing {
 

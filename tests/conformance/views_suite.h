@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 
 namespace custody::testing {
 

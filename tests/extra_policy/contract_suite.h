@@ -7,7 +7,7 @@
 #define CUSTODY_TESTS_EXTRA_POLICY_CONTRACT_SUITE_H_
 
 #include "gtest/gtest.h"
-#include "tests/conformance/harness.h"
+#include "testing/harness.h"
 #include "tests/extra_policy/counted.h"
 #include "tests/extra_policy/testing.h"
 

@@ -6,7 +6,7 @@
 #ifndef CUSTODY_TESTS_EXTRA_POLICY_TESTING_H_
 #define CUSTODY_TESTS_EXTRA_POLICY_TESTING_H_
 
-#include "tests/conformance/policy_idiom.h"
+#include "testing/policy_idiom.h"
 #include "tests/extra_policy/counted.h"
 
 namespace custody::testing {

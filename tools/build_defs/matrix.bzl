@@ -1,11 +1,15 @@
-"""The conformance matrix: one cc_test per (policy, backend) combination.
+"""The conformance matrix, on two axes: one cc_test per (policy, backend) combination for what a
+policy does, one per backend for what a backend computes.
 
-    conformance_matrix(combinations = [("tensor_ptr", "onednn"), ...])
+    conformance_matrix(combinations = [("tensor_ptr", "onednn"), ...], kernel_backends = ["onednn", ...])
 
-emits, for each pair, `conformance_<policy>_<backend>`: the generic typed suites of
-//tests/conformance plus the policy's own contract suite (//policies/<p>:contract_suite),
-instantiated for BasicTensor<Policy, Backend> by instantiate.cc. It also emits test_suites
-`policy_<p>`, `backend_<b>` and `all`.
+emits, for each pair, `conformance_<policy>_<backend>`: the lifetime suites of //tests/conformance
+(lifetime_suites.h: views, G1-G9, errors, threads, core/nn, the catalogue) plus the policy's own
+contract suite (//policies/<p>:contract_suite), instantiated for BasicTensor<Policy, Backend> by
+instantiate.cc; and, for each backend of `kernel_backends`, `kernels_<backend>`: the kernel suites
+(kernel_suites.h: creation, numerics, the unsigned dtypes) under KERNEL_POLICY, instantiated by
+instantiate_kernels.cc. It also emits test_suites `policy_<p>`, `backend_<b>` (kernels included)
+and `all`.
 
 The suites name only the oracle's interface (//tests/conformance:oracle_api); each binary links
 the implementation oracle_for(backend) gives: libtorch (//tests/conformance:oracle), except on
@@ -31,13 +35,52 @@ def oracle_for(backend):
         return "//tests/conformance:oracle_onednn"
     return "//tests/conformance:oracle"
 
-def conformance_matrix(combinations, suites, size = "medium", shard_count = 1, policy_packages = {}):
-    """One cc_test per (policy, backend) pair. A policy lives in //policies/<policy> unless
-    `policy_packages` names another package for it (a policy defined outside policies/, e.g. the
-    test-only one of //tests/extra_policy, which proves this list of steps complete)."""
+# The policy the kernel suites run under: what a backend computes does not depend on how handles
+# own tensors, so one policy is enough; tensor_ptr, the default of --//policies:policy.
+KERNEL_POLICY = "tensor_ptr"
+
+def conformance_matrix(
+        combinations,
+        suites,
+        kernel_backends = [],
+        size = "medium",
+        shard_count = 1,
+        policy_packages = {}):
+    """One cc_test per (policy, backend) pair, and one per backend of `kernel_backends`. A policy
+    lives in //policies/<policy> unless `policy_packages` names another package for it (a policy
+    defined outside policies/, e.g. the test-only one of //tests/extra_policy, which proves this list
+    of steps complete)."""
     tests_by_policy = {}
     tests_by_backend = {}
     names = []
+    for backend in kernel_backends:
+        if backend not in BACKENDS:
+            fail("unknown kernel backend {}; backends: {}".format(backend, BACKENDS))
+        name = "kernels_" + backend
+        kwargs = {}
+        if backend == "cuda":
+            kwargs["target_compatible_with"] = requires_cuda()
+        native.cc_test(
+            name = name,
+            srcs = ["//tests/conformance:instantiate_kernels.cc"],
+            local_defines = [
+                'CUSTODY_POLICY_TESTING_HEADER=\\"policies/{}/testing.h\\"'.format(KERNEL_POLICY),
+                "CUSTODY_POLICY_TYPE=custody::{}::Policy".format(KERNEL_POLICY),
+                'CUSTODY_BACKEND_HEADER=\\"backends/{0}/{0}.h\\"'.format(backend),
+                "CUSTODY_BACKEND_TYPE=custody::" + camel_case(backend),
+            ],
+            deps = suites + [
+                oracle_for(backend),
+                "//backends/" + backend,
+                "//policies/{}:testing".format(KERNEL_POLICY),
+                "//third_party:gtest_main",
+            ],
+            size = size,
+            shard_count = shard_count,
+            **kwargs
+        )
+        names.append(name)
+        tests_by_backend.setdefault(backend, []).append(name)
     for policy, backend in combinations:
         package = policy_packages.get(policy, "//policies/" + policy)
         if (policy not in POLICIES and policy not in policy_packages) or backend not in BACKENDS:
@@ -88,7 +131,7 @@ def policy_contract_suite(policy):
         hdrs = ["testing.h"],
         deps = [
             ":" + policy,
-            "//tests/conformance:policy_idiom",
+            "//testing:policy_idiom",
         ],
     )
     native.cc_library(

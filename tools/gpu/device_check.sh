@@ -14,8 +14,10 @@
 #   1. preflight: nvidia-smi (the GPU, driver, compute capability, memory), which CUDA libraries the
 #      launcher chose (launch --which-libs), cuda_preflight (the allocator: memory pools or the cudaMalloc
 #      fallback; a 1-element add; a small cuBLAS matmul). No GPU, or a failed preflight: stop here;
-#   2. the backend's tests (errors, the allocator on both paths, the CUDA smoke test, cuda_test);
-#   3. the five conformance_<policy>_cuda binaries: the first is timed, and a later one runs only if the
+#   2. the backend's tests (errors, the allocator on both paths, the CUDA smoke test, cuda_test) and the
+#      kernel suites (kernels_cuda: every op and dtype against the oneDNN oracle);
+#   3. the five conformance_<policy>_cuda binaries (the lifetime suites and each policy's contract
+#      suite): the first is timed, and a later one runs only if the
 #      time left (less what steps 4 and 5 need) covers 1.5x the first one's time;
 #   4. compare_cuda --quick: the five policies side by side on the GPU (its table goes in summary.txt);
 #   5. cuda_benchmark (3 short repetitions) and PyTorch's side (torch_peer.py --quick, when python3 has
@@ -207,7 +209,9 @@ for t in "${all_tests[@]}"; do
 done
 for t in "${backend_tests[@]}"; do
   limit=$(( $(left) - tail_reserve ))
-  ((limit > 120)) && limit=120
+  cap=120
+  [[ $t == kernels_* ]] && cap=240  # the kernel suites: every op and dtype against the oracle
+  ((limit > cap)) && limit=$cap
   if ((limit < 20)); then
     note "NOT RUN $t: no time left ($(left) s left)"; not_run=$((not_run + 1)); continue
   fi

@@ -16,7 +16,7 @@
 #
 #  1. ./bazelw build --config=cuda --config=opt --keep_going of
 #       //backends/cuda:{errors_test,device_allocator_test,device_allocator_malloc_test,cuda_test}
-#       //third_party/smoke:cuda_smoke_test
+#       //third_party/smoke:cuda_smoke_test //tests/conformance:kernels_cuda
 #       //tests/conformance:conformance_{tensor_ptr,dispose,scope,gc,manual}_cuda  (tests)
 #       //backends/cuda:cuda_benchmark                                       (benchmarks)
 #       //tools/compare:compare_cuda                                         (tools)
@@ -76,7 +76,7 @@ done
 # The backend's own tests first (device_check.sh runs them in this order), then the matrix.
 tests=(//backends/cuda:errors_test //backends/cuda:device_allocator_test
   //backends/cuda:device_allocator_malloc_test //third_party/smoke:cuda_smoke_test
-  //backends/cuda:cuda_test)
+  //backends/cuda:cuda_test //tests/conformance:kernels_cuda)
 for policy in tensor_ptr dispose scope gc manual; do
   tests+=("//tests/conformance:conformance_${policy}_cuda")
 done

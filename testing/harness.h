@@ -1,12 +1,12 @@
 // Copyright 2026 The custody Authors.
 //
-// tests/conformance/harness.h — the fixture every conformance suite derives
+// testing/harness.h — the fixture every conformance suite derives
 // from, parameterised by the handle type `T = BasicTensor<Policy, Backend>`.
 //
 //  * Skips the test with a clear message when the backend is unavailable
 //    (e.g. cuda on a machine without a GPU).
 //  * Holds the policy's test idiom for the whole body (`PolicyIdiom<Policy>`,
-//    tests/conformance/policy_idiom.h, defined in policies/<name>/testing.h:
+//    testing/policy_idiom.h, defined in policies/<name>/testing.h:
 //    nothing for tensor_ptr, a dispose scope for scope, ...).
 //  * G6: after the body and the idiom's cleanup, live tensors, live storages and
 //    bytes in use are back exactly at their values before the test.
@@ -14,8 +14,8 @@
 // Suites are written once as TYPED_TEST_SUITE_P in *_suite.h files and
 // instantiated per combination by //tools/build_defs:matrix.bzl.
 
-#ifndef CUSTODY_TESTS_CONFORMANCE_HARNESS_H_
-#define CUSTODY_TESTS_CONFORMANCE_HARNESS_H_
+#ifndef CUSTODY_TESTING_HARNESS_H_
+#define CUSTODY_TESTING_HARNESS_H_
 
 #include <cmath>
 #include <cstdint>
@@ -29,7 +29,7 @@
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "testing/device.h"
-#include "tests/conformance/policy_idiom.h"
+#include "testing/policy_idiom.h"
 
 namespace custody::testing {
 
@@ -151,4 +151,4 @@ class BackendBuffer {
 
 }  // namespace custody::testing
 
-#endif  // CUSTODY_TESTS_CONFORMANCE_HARNESS_H_
+#endif  // CUSTODY_TESTING_HARNESS_H_

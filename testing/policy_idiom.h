@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 //
-// tests/conformance/policy_idiom.h — `PolicyIdiom<Policy>`, a policy's per-test
+// testing/policy_idiom.h — `PolicyIdiom<Policy>`, a policy's per-test
 // idiom, declared here and defined by each policy in its own
 // `policies/<name>/testing.h` (a testonly library every test of that policy
 // depends on, the conformance matrix included). There is no default: a test
@@ -13,8 +13,8 @@
 //     static void settle() {}    // after Guard: let the policy give back what it holds (a collection)
 //   };
 
-#ifndef CUSTODY_TESTS_CONFORMANCE_POLICY_IDIOM_H_
-#define CUSTODY_TESTS_CONFORMANCE_POLICY_IDIOM_H_
+#ifndef CUSTODY_TESTING_POLICY_IDIOM_H_
+#define CUSTODY_TESTING_POLICY_IDIOM_H_
 
 #include <cstdint>
 
@@ -35,4 +35,4 @@ struct ReleaseCreatedSince {
 
 }  // namespace custody::testing
 
-#endif  // CUSTODY_TESTS_CONFORMANCE_POLICY_IDIOM_H_
+#endif  // CUSTODY_TESTING_POLICY_IDIOM_H_
