@@ -15,8 +15,8 @@
 using KernelPolicy = CUSTODY_POLICY_TYPE;
 using TestBackend = CUSTODY_BACKEND_TYPE;
 
-using Backend = ::testing::Types<custody::BasicTensor<KernelPolicy, TestBackend>>;
+using KernelCombination = ::testing::Types<custody::BasicTensor<KernelPolicy, TestBackend>>;
 
 namespace custody::testing {
-CUSTODY_INSTANTIATE_KERNEL_SUITES(Backend);
+CUSTODY_INSTANTIATE_KERNEL_SUITES(KernelCombination);
 }  // namespace custody::testing
