@@ -47,7 +47,7 @@
 
 #include "testing/harness.h"
 #include "tests/conformance/numerics_harness.h"
-#include "tests/conformance/numerics_suite.h"
+#include "tests/conformance/numerics_checks.h"
 #include "tests/conformance/oracle.h"
 
 namespace custody::testing {
