@@ -163,28 +163,28 @@ absl::Status DeviceAllocator::refuse(size_t bytes, const char* scratch_for) cons
   return out_of_memory_status(f);
 }
 
-absl::StatusOr<void*> DeviceAllocator::allocate(size_t bytes) {
+absl::StatusOr<void*> DeviceAllocator::allocate_block(size_t bytes, const char* scratch_for) {
   // Note [Impossible allocations]: more than the device has is refused before asking.
-  if (total_bytes_ > 0 && bytes > static_cast<size_t>(total_bytes_)) return refuse(bytes, nullptr);
+  if (total_bytes_ > 0 && bytes > static_cast<size_t>(total_bytes_)) return refuse(bytes, scratch_for);
   void* p = nullptr;
   bool retried = false;
   const cudaError_t err = allocate_with_trim(bytes, &p, &retried);
-  if (is_allocation_failure(err)) return refuse(bytes, nullptr);
-  if (err != cudaSuccess) return cuda_status("allocate", err);
-  if (retried) stats_->on_retry();
-  stats_->on_alloc(static_cast<int64_t>(bytes), p);
+  if (is_allocation_failure(err)) return refuse(bytes, scratch_for);
+  if (err != cudaSuccess) return cuda_status(scratch_for != nullptr ? scratch_for : "allocate", err);
+  if (retried && scratch_for == nullptr) stats_->on_retry();
+  return p;
+}
+
+absl::StatusOr<void*> DeviceAllocator::allocate(size_t bytes) {
+  absl::StatusOr<void*> p = allocate_block(bytes, nullptr);
+  if (!p.ok()) return p;
+  stats_->on_alloc(static_cast<int64_t>(bytes), *p);
   refresh_reserved();
   return p;
 }
 
 absl::StatusOr<void*> DeviceAllocator::allocate_scratch(size_t bytes, const char* op) {
-  if (total_bytes_ > 0 && bytes > static_cast<size_t>(total_bytes_)) return refuse(bytes, op);
-  void* p = nullptr;
-  bool retried = false;
-  const cudaError_t err = allocate_with_trim(bytes, &p, &retried);
-  if (is_allocation_failure(err)) return refuse(bytes, op);
-  if (err != cudaSuccess) return cuda_status(op, err);
-  return p;
+  return allocate_block(bytes, op);
 }
 
 void DeviceAllocator::free_block(void* p) {

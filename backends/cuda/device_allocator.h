@@ -117,6 +117,8 @@ class DeviceAllocator {
   // `*retried` says whether the second attempt succeeded.
   cudaError_t allocate_with_trim(size_t bytes, void** p, bool* retried);
   void free_block(void* p);
+  // A block for a tensor (scratch_for null: retries counted) or for `scratch_for`'s kernel scratch.
+  absl::StatusOr<void*> allocate_block(size_t bytes, const char* scratch_for);
   absl::Status refuse(size_t bytes, const char* scratch_for) const;
   void refresh_reserved();
 

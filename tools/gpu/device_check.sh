@@ -141,13 +141,14 @@ write_results() {
     fi
     echo
     printf '%s\n' "$summary_text"
-  } >"$out/summary.txt"
+  } >"$out/summary.txt" || { echo "device_check: cannot write $out/summary.txt" >&2; exit 1; }
   [[ -s $work/report.md ]] && cp "$work/report.md" "$out/report.md"
   cp "$work/preflight/env.txt" "$out/env.txt" 2>/dev/null
   cp "$out/summary.txt" "$work/summary.txt"
   tar -C "$work" -czf "$out/results.tgz.tmp" tests bench compare preflight summary.txt \
     $( [[ -f $work/report.md ]] && echo report.md ) 2>/dev/null &&
-    mv "$out/results.tgz.tmp" "$out/results.tgz"
+    mv "$out/results.tgz.tmp" "$out/results.tgz" ||
+    echo "device_check: could not write $out/results.tgz (the logs are lost; summary.txt has the verdicts)" >&2
   cat "$out/summary.txt"
   echo "device_check: wrote $(cd "$out" && ls | tr '\n' ' ')in $out" >&2
 }
