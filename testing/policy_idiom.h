@@ -1,17 +1,29 @@
 // Copyright 2026 The custody Authors.
 //
-// testing/policy_idiom.h — `PolicyIdiom<Policy>`, a policy's per-test
-// idiom, declared here and defined by each policy in its own
-// `policies/<name>/testing.h` (a testonly library every test of that policy
-// depends on, the conformance matrix included). There is no default: a test
-// that forgets the policy's testing.h does not compile, instead of silently
-// running without the policy's idiom.
+// testing/policy_idiom.h — `PolicyIdiom<Policy>`: everything tests,
+// benchmarks, the stress test and failure injection need to know about an
+// ownership policy beyond its handle (core/policy_traits.h has what library
+// code needs), in one traits class with defaults, after Abseil's
+// hash_policy_traits. Declared here; each policy defines it in its own
+// `policies/<name>/testing.h`, deriving from DefaultPolicyIdiom and replacing
+// only what differs. There is no primary definition: a test that forgets the
+// policy's testing.h does not compile, instead of silently running without
+// the policy's idiom.
 //
 //   template <>
-//   struct PolicyIdiom<my::Policy> {
-//     struct Guard { ... };      // RAII around every test body (a dispose scope, a cleanup)
-//     static void settle() {}    // after Guard: let the policy give back what it holds (a collection)
+//   struct PolicyIdiom<my::Policy> : DefaultPolicyIdiom {
+//     struct Guard { ... };      // around every test body: gives back what the test created
+//     static void settle() {}    // let the policy give back what it holds without handles
 //   };
+//
+// Code run for every policy reads the traits instead of naming a policy:
+//
+//   for_each_type(AllPolicies{}, [&]<class P>() {
+//     using Idiom = PolicyIdiom<P>;
+//     typename Idiom::Region region;            // a dispose scope under scope
+//     ...
+//     if constexpr (Idiom::kCollects) ...       // gc
+//   });
 
 #ifndef CUSTODY_TESTING_POLICY_IDIOM_H_
 #define CUSTODY_TESTING_POLICY_IDIOM_H_
@@ -22,6 +34,47 @@ namespace custody::testing {
 
 template <class Policy>
 struct PolicyIdiom;
+
+// What a policy's PolicyIdiom derives from: the idiom of a policy whose
+// handles own their references (tensor_ptr, counted): nothing around code,
+// nothing to settle, nothing lost.
+struct DefaultPolicyIdiom {
+  // RAII around every test body: gives back, at its end, every reference this
+  // thread created during the test, so a failing test leaves nothing to the
+  // next one (and so it hides leaks: the tests that check for leaks do not
+  // use it).
+  struct Guard {};
+
+  // After the handles are gone: lets the policy give back what it still holds
+  // without them (gc: a collection).
+  static void settle() {}
+
+  // RAII around code that must leave nothing (a workload run, a failure
+  // injection run): at its end, settle() and give back what the policy keeps
+  // only through no fault of the code (gc: what the conservative scan of this
+  // thread's stack still finds). Leaks of the code itself stay visible.
+  struct Reap {};
+
+  // RAII: what the idiom needs open around a body of generic code that creates
+  // tensors (a benchmark body, a stress iteration): a dispose scope under
+  // scope; under gc, a collected heap before and after.
+  struct Region {};
+
+  // The policy gives memory back by collecting (gc): a reclaimer that collects
+  // must recover an allocation failure, and the compare tool measures it with
+  // and without collections (workloads::GcMode).
+  static constexpr bool kCollects = false;
+
+  // The model itself loses a temporary that an error skipped before its
+  // owner gave it back (dispose without `using`, TH's golden rule under
+  // manual): its leak report lists each such reference, and the test gives
+  // them back with the functions below. False: nothing is ever lost.
+  static constexpr bool kLosesOnError = false;
+  static int64_t reported_leaks() { return 0; }     // references in the policy's leak report
+  static int64_t live_references() { return 0; }    // references not yet given back
+  static uint64_t next_serial() { return 0; }       // a bound on what this thread creates next
+  static void release_since(uint64_t /*serial*/) {}  // gives back what this thread created since
+};
 
 // The Guard of a policy that tracks who created what (dispose, gc, manual):
 // gives back, at the end of the test, every reference this thread created

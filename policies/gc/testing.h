@@ -7,6 +7,8 @@
 #ifndef CUSTODY_POLICIES_GC_TESTING_H_
 #define CUSTODY_POLICIES_GC_TESTING_H_
 
+#include <cstdint>
+
 #include "policies/gc/gc.h"
 #include "testing/policy_idiom.h"
 
@@ -18,7 +20,7 @@ namespace custody::testing {
 // may keep a stray alias alive past any number of collections, and the G6
 // check must be deterministic. settle() is a collection.
 template <>
-struct PolicyIdiom<gc::Policy> {
+struct PolicyIdiom<gc::Policy> : DefaultPolicyIdiom {
   struct Guard {
     gc::ThreadRegistration registration;  // first member: unregisters after the cleanup below
     ReleaseCreatedSince<&gc::testing::next_serial,
@@ -26,6 +28,29 @@ struct PolicyIdiom<gc::Policy> {
         release;
   };
   static void settle() { gc::collect(); }
+
+  // A collection, then the aliases created since that the conservative scan of
+  // this thread's stack still keeps (dead to the code, found by the scan).
+  struct Reap {
+    uint64_t since = gc::testing::next_serial();
+    Reap() = default;
+    Reap(const Reap&) = delete;
+    Reap& operator=(const Reap&) = delete;
+    ~Reap() {
+      gc::collect();
+      gc::testing::release_created_on_this_thread_since(since);
+    }
+  };
+
+  // Start from a collected heap and leave no garbage to the next body.
+  struct Region {
+    Region() { gc::collect(); }
+    ~Region() { gc::collect(); }
+    Region(const Region&) = delete;
+    Region& operator=(const Region&) = delete;
+  };
+
+  static constexpr bool kCollects = true;
 };
 
 }  // namespace custody::testing

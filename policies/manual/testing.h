@@ -7,6 +7,8 @@
 #ifndef CUSTODY_POLICIES_MANUAL_TESTING_H_
 #define CUSTODY_POLICIES_MANUAL_TESTING_H_
 
+#include <cstdint>
+
 #include "policies/manual/manual.h"
 #include "testing/policy_idiom.h"
 
@@ -16,10 +18,18 @@ namespace custody::testing {
 // temporaries (`values_of(a.mul(b))`); under manual those are unfreed +1
 // references, so the idiom frees whatever the body created on its thread.
 template <>
-struct PolicyIdiom<manual::Policy> {
+struct PolicyIdiom<manual::Policy> : DefaultPolicyIdiom {
   using Guard = ReleaseCreatedSince<&manual::testing::next_serial,
                                     &manual::testing::release_created_on_this_thread_since>;
-  static void settle() {}
+
+  // A temporary an error skipped is lost (no owner frees it) and listed by leak_report().
+  static constexpr bool kLosesOnError = true;
+  static int64_t reported_leaks() { return static_cast<int64_t>(manual::leak_report().size()); }
+  static int64_t live_references() { return manual::live_references(); }
+  static uint64_t next_serial() { return manual::testing::next_serial(); }
+  static void release_since(uint64_t serial) {
+    manual::testing::release_created_on_this_thread_since(serial);
+  }
 };
 
 }  // namespace custody::testing

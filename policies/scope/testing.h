@@ -15,9 +15,10 @@
 namespace custody::testing {
 
 template <>
-struct PolicyIdiom<scope::Policy> {
+struct PolicyIdiom<scope::Policy> : DefaultPolicyIdiom {
   using Guard = scope::DisposeScope;
-  static void settle() {}
+  // Tensors can only be created inside a dispose scope; a body's are disposed when it ends.
+  using Region = scope::DisposeScope;
 };
 
 }  // namespace custody::testing

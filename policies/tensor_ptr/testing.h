@@ -7,8 +7,6 @@
 #ifndef CUSTODY_POLICIES_TENSOR_PTR_TESTING_H_
 #define CUSTODY_POLICIES_TENSOR_PTR_TESTING_H_
 
-#include <cstdint>
-
 #include "policies/tensor_ptr/tensor_ptr.h"
 #include "testing/policy_idiom.h"
 
@@ -16,10 +14,7 @@ namespace custody::testing {
 
 // Nothing around the body: handles give their references back as they go.
 template <>
-struct PolicyIdiom<tensor_ptr::Policy> {
-  struct Guard {};
-  static void settle() {}
-};
+struct PolicyIdiom<tensor_ptr::Policy> : DefaultPolicyIdiom {};
 
 }  // namespace custody::testing
 

@@ -12,10 +12,7 @@
 namespace custody::testing {
 
 template <>
-struct PolicyIdiom<counted::Policy> {
-  struct Guard {};
-  static void settle() {}
-};
+struct PolicyIdiom<counted::Policy> : DefaultPolicyIdiom {};
 
 }  // namespace custody::testing
 

@@ -1,7 +1,9 @@
 // Copyright 2026 The custody Authors.
 //
-// tests/stress — 16 threads, each in one policy's idiom (threads i % 5:
-// tensor_ptr, dispose, scope, gc, manual), all on the onednn backend at once,
+// tests/stress — 16 threads, each in one policy's idiom (thread i runs policy
+// i % N of the N in ALL_POLICIES, tools/build_defs/flags.bzl: tensor_ptr,
+// dispose, scope, gc, manual, then the test-only ones), all on the onednn
+// backend at once,
 // for --seconds (default 60): mixed ops, views, reductions and reads; gc
 // threads leave garbage and collect; tensor_ptr threads hand tensors to each
 // other through a shared mailbox. At the end every policy settles and the
@@ -28,17 +30,17 @@
 
 #include "backends/onednn/onednn.h"
 #include "core/nn/temporary.h"
-#include "policies/dispose/dispose.h"
-#include "policies/gc/gc.h"
-#include "policies/manual/manual.h"
-#include "policies/scope/scope.h"
-#include "policies/tensor_ptr/tensor_ptr.h"
+#include "testing/all_policies.h"
+#include "testing/policy_idiom.h"
+#include "testing/type_list.h"
 
 namespace custody::stress {
 namespace {
 
 using B = Onednn;
 using Clock = std::chrono::steady_clock;
+using custody::testing::AllPolicies;
+using custody::testing::PolicyIdiom;
 
 std::atomic<int64_t> g_wrong{0};
 
@@ -63,8 +65,17 @@ void mixed_ops(int64_t i) {
   (void)m->numel();
 }
 
+// A policy with no idiom of its own below: the generic form inside what its
+// idiom needs open around code (PolicyIdiom::Region).
 template <class Policy>
-void worker(int id, Clock::time_point end, std::atomic<int64_t>* iterations);
+void worker(int, Clock::time_point end, std::atomic<int64_t>* iterations) {
+  using T = BasicTensor<Policy, B>;
+  for (int64_t i = 0; Clock::now() < end; ++i) {
+    [[maybe_unused]] typename PolicyIdiom<Policy>::Region region;
+    mixed_ops<T>(i);
+    iterations->fetch_add(1, std::memory_order_relaxed);
+  }
+}
 
 // tensor_ptr: shared handles, also across threads through a mailbox.
 std::mutex g_mailbox_mu;
@@ -152,34 +163,42 @@ void worker<manual::Policy>(int, Clock::time_point end, std::atomic<int64_t>* it
   }
 }
 
+// worker<P>(...) for the policy `index` of AllPolicies.
+template <class... Ps>
+void run_policy(custody::testing::TypeList<Ps...>, size_t index, int id, Clock::time_point end,
+                std::atomic<int64_t>* iterations) {
+  size_t i = 0;
+  ((i++ == index ? worker<Ps>(id, end, &iterations[index]) : void()), ...);
+}
+
 int run(int seconds, int threads) {
+  constexpr size_t kPolicies = AllPolicies::size;
+  const auto names = custody::testing::names_of(AllPolicies{});
   const StatsSnapshot before = B::stats().snapshot();
   const Clock::time_point end = Clock::now() + std::chrono::seconds(seconds);
-  std::atomic<int64_t> iterations[5] = {};
-  const char* names[5] = {"tensor_ptr", "dispose", "scope", "gc", "manual"};
+  std::atomic<int64_t> iterations[kPolicies] = {};
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([t, end, &iterations] {
-      switch (t % 5) {
-        case 0: worker<tensor_ptr::Policy>(t, end, &iterations[0]); break;
-        case 1: worker<dispose::Policy>(t, end, &iterations[1]); break;
-        case 2: worker<scope::Policy>(t, end, &iterations[2]); break;
-        case 3: worker<gc::Policy>(t, end, &iterations[3]); break;
-        case 4: worker<manual::Policy>(t, end, &iterations[4]); break;
-      }
+      run_policy(AllPolicies{}, static_cast<size_t>(t) % kPolicies, t, end, iterations);
     });
   }
   for (std::thread& th : pool) th.join();
   g_mailbox.reset();
-  gc::collect();
-  gc::collect();
+  custody::testing::for_each_type(AllPolicies{}, []<class P>() { PolicyIdiom<P>::settle(); });
+  custody::testing::for_each_type(AllPolicies{}, []<class P>() { PolicyIdiom<P>::settle(); });
   const StatsSnapshot after = B::stats().snapshot();
-  for (int p = 0; p < 5; ++p) std::cout << names[p] << ": " << iterations[p].load() << " iterations\n";
+  for (size_t p = 0; p < kPolicies; ++p) {
+    std::cout << names[p] << ": " << iterations[p].load() << " iterations\n";
+  }
   std::cout << "wrong values: " << g_wrong.load() << "\n"
             << "left: " << after.live_tensors - before.live_tensors << " tensors, "
-            << after.bytes_in_use - before.bytes_in_use << " bytes\n"
-            << "dispose leak report: " << dispose::leak_report().size() << " aliases; manual: "
-            << manual::leak_report().size() << " references\n";
+            << after.bytes_in_use - before.bytes_in_use << " bytes\n";
+  custody::testing::for_each_type(AllPolicies{}, []<class P>() {
+    if constexpr (PolicyIdiom<P>::kLosesOnError) {
+      std::cout << P::name << " leak report: " << PolicyIdiom<P>::reported_leaks() << " references\n";
+    }
+  });
   const bool ok = g_wrong.load() == 0 && after.live_tensors == before.live_tensors &&
                   after.bytes_in_use == before.bytes_in_use;
   std::cout << (ok ? "PASS" : "FAIL") << "\n";

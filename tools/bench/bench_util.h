@@ -3,14 +3,16 @@
 // tools/bench/bench_util.h — what the *_benchmark.cc files share:
 //
 //   * the lists of policies and backends every benchmark body is registered
-//     for (`AllPolicies`, `HostBackends`): a benchmark body is written once as
-//     a template over the tensor type and registered in a loop, so adding a
-//     policy is one line here;
+//     for (`AllPolicies`, `HostBackends`, generated from
+//     tools/build_defs/flags.bzl): a benchmark body is written once as a
+//     template over the tensor type and registered in a loop, so a new policy
+//     is benchmarked with no edit here;
 //   * benchmark names `<case>/<contender>` (`contender<T>()` is
 //     "tensor_ptr:onednn"; the peers are "libtorch", "onednn_direct",
 //     "omp_loop"), which tools/bench/report.py groups by case;
-//   * `Env<Policy>`: what a policy's idiom needs around a benchmark body (an
-//     open dispose scope under scope; no garbage left behind under gc).
+//   * `Env<Policy>`: what a policy's idiom needs around a benchmark body
+//     (PolicyIdiom::Region: an open dispose scope under scope; no garbage
+//     left behind under gc).
 //
 //   for_each_tensor<AllPolicies, HostBackends>([]<class T>() {
 //     add("tiny_add", contender<T>(), [](benchmark::State& state) {
@@ -35,41 +37,25 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "backends/aten/aten.h"
-#include "backends/onednn/onednn.h"
 #include "benchmark/benchmark.h"
 #include "core/tensor.h"
-#include "policies/dispose/dispose.h"
 #include "policies/gc/gc.h"
-#include "policies/manual/manual.h"
-#include "policies/scope/scope.h"
-#include "policies/tensor_ptr/tensor_ptr.h"
+#include "testing/all_policies.h"
+#include "testing/host_backends.h"
+#include "testing/policy_idiom.h"
+#include "testing/type_list.h"
 #include "tools/bench/libtorch_peers.h"
 
 namespace custody::bench {
 
-template <class... Ts>
-struct TypeList {};
-
-// Every ownership policy, and every host backend: one line each to add one.
-using AllPolicies =
-    TypeList<tensor_ptr::Policy, dispose::Policy, scope::Policy, gc::Policy, manual::Policy>;
-using HostBackends = TypeList<Onednn, Aten>;
-
-// f.template operator()<X>() for each X of the list.
-template <class F, class... Ts>
-void for_each_type(TypeList<Ts...>, F&& f) {
-  (f.template operator()<Ts>(), ...);
-}
-
-// f.template operator()<BasicTensor<P, B>>() for each policy P and backend B,
-// backend-major (all policies on the first backend, then the next).
-template <class Policies, class Backends, class F>
-void for_each_tensor(F&& f) {
-  for_each_type(Backends{}, [&]<class B>() {
-    for_each_type(Policies{}, [&]<class P>() { f.template operator()<BasicTensor<P, B>>(); });
-  });
-}
+// Every ownership policy (ALL_POLICIES: the test-only ones too, as the
+// cheapest handles there are) and every host backend, generated from
+// tools/build_defs/flags.bzl (//testing:all_policies, //testing:host_backends).
+using custody::testing::AllPolicies;
+using custody::testing::for_each_tensor;
+using custody::testing::for_each_type;
+using custody::testing::HostBackends;
+using custody::testing::TypeList;
 
 // "tensor_ptr:onednn", with an optional variant: "gc:onednn:collect_every_1000".
 template <AnyTensor T>
@@ -106,26 +92,12 @@ benchmark::internal::Benchmark* add_peer(const std::string& case_name, const std
   return add(case_name, who, [fn, args...](benchmark::State& state) { fn(state, args...); });
 }
 
-// What a policy's idiom needs alive around a benchmark body. Tensors the body
-// creates before its timing loop are released by the body after it.
+// What a policy's idiom needs alive around a benchmark body (its
+// PolicyIdiom::Region, testing/policy_idiom.h: a dispose scope under scope, a
+// collected heap before and after under gc). Tensors the body creates before
+// its timing loop are released by the body after it.
 template <class Policy>
-struct Env {};
-
-// scope: tensors can only be created inside a dispose scope; the body's
-// tensors are registered here and disposed when the body returns.
-template <>
-struct Env<scope::Policy> {
-  scope::DisposeScope scope;
-};
-
-// gc: start from a collected heap and leave no garbage to the next benchmark.
-template <>
-struct Env<gc::Policy> {
-  Env() { gc::collect(); }
-  ~Env() { gc::collect(); }
-  Env(const Env&) = delete;
-  Env& operator=(const Env&) = delete;
-};
+using Env = typename custody::testing::PolicyIdiom<Policy>::Region;
 
 // Counters from gc::stats() deltas over a benchmark's timing loop, per
 // iteration: `collections` (by any cause) and `finalized` (references given

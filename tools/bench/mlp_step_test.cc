@@ -7,19 +7,17 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include "backends/aten/aten.h"
-#include "backends/onednn/onednn.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
-#include "policies/dispose/dispose.h"
-#include "policies/gc/gc.h"
-#include "policies/manual/manual.h"
-#include "policies/scope/scope.h"
-#include "policies/tensor_ptr/tensor_ptr.h"
+#include "testing/all_policies.h"
+#include "testing/host_backends.h"
+#include "testing/policy_idiom.h"
+#include "testing/type_list.h"
 #include "tools/bench/mlp_step.h"
 #include "tools/bench/mlp_step_aten.h"
 
@@ -29,13 +27,7 @@ namespace {
 constexpr float kLr = 0.1f;
 constexpr int kSteps = 3;
 
-// What a policy needs around the test body (an open scope under scope).
-template <class Policy>
-struct Env {};
-template <>
-struct Env<scope::Policy> {
-  scope::DisposeScope scope;
-};
+using custody::testing::PolicyIdiom;
 
 void expect_close(const std::vector<float>& got, const std::vector<float>& want,
                   const std::string& what) {
@@ -58,14 +50,16 @@ void check_against_libtorch(const MlpShape& shape, Temporaries mode) {
   using B = typename T::backend_type;
   using P = typename T::policy_type;
   const MlpData data = make_mlp_data(shape, /*seed=*/7);
+  using Idiom = PolicyIdiom<P>;
   const int64_t live_before = B::stats().snapshot().live_tensors;
-  const uint64_t gc_serial = gc::testing::next_serial();
+  std::optional<typename Idiom::Reap> reap(std::in_place);
 
   AtenMlp reference(data);
   std::vector<float> want_losses, got_losses;
   MlpWeights got;
   {
-    [[maybe_unused]] Env<P> env;
+    // What the policy needs open around the body (a dispose scope under scope).
+    [[maybe_unused]] typename Idiom::Region region;
     Mlp<T> m = make_mlp<T>(data);
     for (int i = 0; i < kSteps; ++i) {
       if constexpr (std::is_same_v<P, scope::Policy>) {
@@ -89,12 +83,11 @@ void check_against_libtorch(const MlpShape& shape, Temporaries mode) {
   // The loss goes down: the gradients point the right way, not just libtorch's way.
   EXPECT_LT(got_losses.back(), got_losses.front());
 
-  if constexpr (std::is_same_v<P, gc::Policy>) {
+  if constexpr (Idiom::kCollects) {
     if (mode == Temporaries::kLeave) {
       // Garbage for the collector, which is conservative (a stale stack word may keep an alias a
       // while): no exact count here; give back whatever is left so later tests start clean.
-      gc::collect();
-      gc::testing::release_created_on_this_thread_since(gc_serial);
+      reap.reset();
       return;
     }
   }
@@ -105,12 +98,10 @@ void check_against_libtorch(const MlpShape& shape, Temporaries mode) {
 template <class T>
 class MlpStepTest : public ::testing::Test {};
 
-using Types = ::testing::Types<
-    BasicTensor<tensor_ptr::Policy, Onednn>, BasicTensor<dispose::Policy, Onednn>,
-    BasicTensor<scope::Policy, Onednn>, BasicTensor<gc::Policy, Onednn>,
-    BasicTensor<manual::Policy, Onednn>, BasicTensor<tensor_ptr::Policy, Aten>,
-    BasicTensor<dispose::Policy, Aten>, BasicTensor<scope::Policy, Aten>,
-    BasicTensor<gc::Policy, Aten>, BasicTensor<manual::Policy, Aten>>;
+// Every policy of ALL_POLICIES on every host backend (tools/build_defs/flags.bzl).
+using Types = custody::testing::Apply<
+    ::testing::Types,
+    custody::testing::TensorsOf<custody::testing::AllPolicies, custody::testing::HostBackends>>;
 
 class TypeNames {
  public:

@@ -12,6 +12,25 @@ every target that depends on it, with the list of allowed values.
 # and backend package, the flags below and the matrix macro read these lists.
 POLICIES = ["tensor_ptr", "dispose", "scope", "gc", "manual"]
 
+# Policies for tests only, each with the package that defines it: in the conformance matrix and in
+# every test-side list (//testing:all_policies: the fuzzers, failure injection, the stress test, the
+# workloads' tests, the compare tool's and benchmarks' test builds), never offered by the flag.
+# counted (tests/extra_policy) proves README's "Adding a policy" steps complete.
+TEST_POLICIES = {"counted": "//tests/extra_policy"}
+
+# Every policy a test runs: POLICIES, then TEST_POLICIES.
+ALL_POLICIES = POLICIES + TEST_POLICIES.keys()
+
+# The backends on the host (CPU) that the workloads' tests, the benchmarks and the compare tool loop
+# over; a binary for the GPU takes its backend by name.
+HOST_BACKENDS = ["onednn", "aten"]
+
+def policy_package(policy):
+    """The package that defines `policy`: //policies/<p>, or its entry in TEST_POLICIES."""
+    if policy not in POLICIES and policy not in TEST_POLICIES:
+        fail("unknown policy {}; policies: {}".format(policy, ALL_POLICIES))
+    return TEST_POLICIES.get(policy, "//policies/" + policy)
+
 BACKENDS = ["onednn", "cuda", "aten", "opaque"]
 
 # The values --//backends:backend accepts. cuda builds only with --config=cuda (//tools/build_defs:cuda.bzl):

@@ -22,7 +22,7 @@ list; the suites are written once and instantiate.cc names no policy or backend.
 """
 
 load("//tools/build_defs:cuda.bzl", "requires_cuda")
-load("//tools/build_defs:flags.bzl", "BACKENDS", "POLICIES", "camel_case")
+load("//tools/build_defs:flags.bzl", "BACKENDS", "POLICIES", "TEST_POLICIES", "camel_case", "policy_package")
 
 
 # Backends whose test binaries must not link libtorch, and so compare against the oneDNN oracle.
@@ -44,12 +44,9 @@ def conformance_matrix(
         suites,
         kernel_backends = [],
         size = "medium",
-        shard_count = 1,
-        policy_packages = {}):
+        shard_count = 1):
     """One cc_test per (policy, backend) pair, and one per backend of `kernel_backends`. A policy
-    lives in //policies/<policy> unless `policy_packages` names another package for it (a policy
-    defined outside policies/, e.g. the test-only one of //tests/extra_policy, which proves this list
-    of steps complete)."""
+    lives in //policies/<policy>, or in the package TEST_POLICIES names for it (flags.bzl)."""
     tests_by_policy = {}
     tests_by_backend = {}
     names = []
@@ -82,10 +79,10 @@ def conformance_matrix(
         names.append(name)
         tests_by_backend.setdefault(backend, []).append(name)
     for policy, backend in combinations:
-        package = policy_packages.get(policy, "//policies/" + policy)
-        if (policy not in POLICIES and policy not in policy_packages) or backend not in BACKENDS:
+        if (policy not in POLICIES and policy not in TEST_POLICIES) or backend not in BACKENDS:
             fail("unknown combination ({}, {}); policies: {}; backends: {}".format(
                 policy, backend, POLICIES, BACKENDS))
+        package = policy_package(policy)
         name = "conformance_{}_{}".format(policy, backend)
         kwargs = {}
         if backend == "cuda":
@@ -127,7 +124,8 @@ def policy_contract_suite(policy):
     contract_suite.h, run by the matrix, which therefore always has the policy's idiom)."""
     native.cc_library(
         name = "testing",
-        testonly = True,
+        # Not testonly, so benchmarks and tools can read the idiom; a test-only policy's is.
+        testonly = policy in TEST_POLICIES,
         hdrs = ["testing.h"],
         deps = [
             ":" + policy,

@@ -14,12 +14,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "workloads/llama/dispose.h"
-#include "workloads/llama/gc.h"
 #include "workloads/llama/llama.h"
-#include "workloads/llama/manual.h"
-#include "workloads/llama/scope.h"
-#include "workloads/llama/tensor_ptr.h"
+#include "workloads/llama/runners.h"
 #include "workloads/testing.h"
 
 namespace custody::workloads::llama {
@@ -49,7 +45,7 @@ TEST(Llama, SameTokensAsLibtorchUnderEveryPolicyAndBackend) {
   const std::vector<int64_t> reference = libtorch_tokens(w, kSteps);
   ASSERT_EQ(reference.size(), static_cast<size_t>(kSteps + 1));
   EXPECT_GT(std::set<int64_t>(reference.begin(), reference.end()).size(), 5u) << "a varied sequence";
-  testing::for_each_runner<TensorPtrGenerator, DisposeGenerator, ScopeGenerator, GcGenerator, ManualGenerator>(
+  testing::for_each_runner<RunnerFor>(
       w, [&](const std::string& name, Runner& runner) {
         auto& g = dynamic_cast<Generator&>(runner);
         for (int64_t i = 0; i < kSteps; ++i) g.step();

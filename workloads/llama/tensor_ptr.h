@@ -2,6 +2,9 @@
 //
 // workloads/llama/tensor_ptr.h — greedy decoding under tensor_ptr: RAII, the
 // logits and the argmax go when their handles do.
+//
+// Written for any policy whose handles own their references (HandleGenerator<P, B>):
+// it is also the idiom of a policy with no header of its own here (runners.h).
 
 #ifndef CUSTODY_WORKLOADS_LLAMA_TENSOR_PTR_H_
 #define CUSTODY_WORKLOADS_LLAMA_TENSOR_PTR_H_
@@ -13,12 +16,12 @@
 
 namespace custody::workloads::llama {
 
-template <class B>
-class TensorPtrGenerator final : public Generator {
-  using T = BasicTensor<tensor_ptr::Policy, B>;
+template <class P, class B>
+class HandleGenerator final : public Generator {
+  using T = BasicTensor<P, B>;
 
  public:
-  explicit TensorPtrGenerator(const LlamaWeights& w, const RunOptions& = {})
+  explicit HandleGenerator(const LlamaWeights& w, const RunOptions& = {})
       : model_(std::make_unique<LlamaModel<T>>(w)) {}
 
   void step() override {
@@ -33,6 +36,9 @@ class TensorPtrGenerator final : public Generator {
  private:
   std::unique_ptr<LlamaModel<T>> model_;
 };
+
+template <class B>
+using TensorPtrGenerator = HandleGenerator<tensor_ptr::Policy, B>;
 
 }  // namespace custody::workloads::llama
 

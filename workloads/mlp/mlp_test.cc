@@ -8,12 +8,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "workloads/mlp/dispose.h"
-#include "workloads/mlp/gc.h"
-#include "workloads/mlp/manual.h"
 #include "workloads/mlp/mlp.h"
-#include "workloads/mlp/scope.h"
-#include "workloads/mlp/tensor_ptr.h"
+#include "workloads/mlp/runners.h"
 #include "workloads/testing.h"
 
 namespace custody::workloads::mlp {
@@ -34,7 +30,7 @@ TEST(Mlp, LossesMatchLibtorchAndTheBarIsPassedUnderEveryPolicyAndBackend) {
     reference_accuracy = peer->accuracy();
   }
   ASSERT_GE(reference_accuracy, data.config.accuracy_bar) << "libtorch itself misses the bar";
-  testing::for_each_runner<TensorPtrTrainer, DisposeTrainer, ScopeTrainer, GcTrainer, ManualTrainer>(
+  testing::for_each_runner<RunnerFor>(
       data, [&](const std::string& name, Runner& runner) {
         auto& trainer = dynamic_cast<Trainer&>(runner);
         for (int64_t i = 0; i < kSteps; ++i) {

@@ -2,7 +2,10 @@
 //
 // workloads/mlp/tensor_ptr.h — the MLP step under tensor_ptr (ExecuTorch's
 // TensorPtr, a shared_ptr): RAII. A tensor goes when its last handle does —
-// at the end of its block, or at `reset()` once it is dead.
+// at the end of its block, or at `release()` (reset) once it is dead.
+//
+// Written for any policy whose handles own their references (HandleTrainer<P, B>):
+// it is also the idiom of a policy with no header of its own here (runners.h).
 
 #ifndef CUSTODY_WORKLOADS_MLP_TENSOR_PTR_H_
 #define CUSTODY_WORKLOADS_MLP_TENSOR_PTR_H_
@@ -14,12 +17,12 @@
 
 namespace custody::workloads::mlp {
 
-template <class B>
-class TensorPtrTrainer final : public Trainer {
-  using T = BasicTensor<tensor_ptr::Policy, B>;
+template <class P, class B>
+class HandleTrainer final : public Trainer {
+  using T = BasicTensor<P, B>;
 
  public:
-  explicit TensorPtrTrainer(const MlpData& d, const RunOptions& = {})
+  explicit HandleTrainer(const MlpData& d, const RunOptions& = {})
       : d_(d), m_(std::make_unique<MlpModel<T>>(d)) {}
 
   void step() override {
@@ -39,14 +42,14 @@ class TensorPtrTrainer final : public Trainer {
       loss_ = l.loss;
       g2 = nn::linear_backward(m_->fc2, a, l.grad);
     }  // y, logits and d loss/d logits go here
-    a.reset();
+    a.release();
     nn::sgd_(m_->fc2, g2, c.lr);
     T dh = nn::relu_backward(mask, g2.input);
-    mask.reset();
-    g2.input.reset();
+    mask.release();
+    g2.input.release();
     nn::LinearGrads<T> g1 = nn::linear_backward(m_->fc1, x, dh, /*input_grad=*/false);
-    x.reset();
-    dh.reset();
+    x.release();
+    dh.release();
     nn::sgd_(m_->fc1, g1, c.lr);
     ++step_;
   }
@@ -58,6 +61,9 @@ class TensorPtrTrainer final : public Trainer {
   const MlpData& d_;
   std::unique_ptr<MlpModel<T>> m_;
 };
+
+template <class B>
+using TensorPtrTrainer = HandleTrainer<tensor_ptr::Policy, B>;
 
 }  // namespace custody::workloads::mlp
 

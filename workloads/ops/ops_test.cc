@@ -7,12 +7,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "workloads/ops/dispose.h"
-#include "workloads/ops/gc.h"
-#include "workloads/ops/manual.h"
 #include "workloads/ops/ops.h"
-#include "workloads/ops/scope.h"
-#include "workloads/ops/tensor_ptr.h"
+#include "workloads/ops/runners.h"
 #include "workloads/testing.h"
 
 namespace custody::workloads::ops {
@@ -32,7 +28,7 @@ TEST(Ops, ChecksumsMatchLibtorchUnderEveryPolicyAndBackend) {
       reference.push_back(peer->metric());
     }
   }
-  testing::for_each_runner<TensorPtrMixer, DisposeMixer, ScopeMixer, GcMixer, ManualMixer>(
+  testing::for_each_runner<RunnerFor>(
       data, [&](const std::string& name, Runner& mixer) {
         for (int i = 0; i < kRounds; ++i) {
           mixer.step();

@@ -2,7 +2,10 @@
 //
 // workloads/ops/tensor_ptr.h — a round of the op mix under tensor_ptr: RAII;
 // a temporary goes when its last handle does — chained ones at the end of
-// the full expression, named ones at the end of their block or at reset().
+// the full expression, named ones at the end of their block or at release().
+//
+// Written for any policy whose handles own their references (HandleMixer<P, B>):
+// it is also the idiom of a policy with no header of its own here (runners.h).
 
 #ifndef CUSTODY_WORKLOADS_OPS_TENSOR_PTR_H_
 #define CUSTODY_WORKLOADS_OPS_TENSOR_PTR_H_
@@ -14,12 +17,12 @@
 
 namespace custody::workloads::ops {
 
-template <class B>
-class TensorPtrMixer final : public Mixer {
-  using T = BasicTensor<tensor_ptr::Policy, B>;
+template <class P, class B>
+class HandleMixer final : public Mixer {
+  using T = BasicTensor<P, B>;
 
  public:
-  explicit TensorPtrMixer(const OpsData& d, const RunOptions& = {})
+  explicit HandleMixer(const OpsData& d, const RunOptions& = {})
       : d_(d), s_(std::make_unique<OpsState<T>>(d)) {}
 
   void step() override {
@@ -35,11 +38,11 @@ class TensorPtrMixer final : public Mixer {
         z = e / e.mean(1, /*keepdim=*/true);
       }  // e goes here
       T zw = z.matmul(s_->w);
-      z.reset();
+      z.release();
       y = zw.tanh();
     }
     v.copy_(y);
-    y.reset();
+    y.release();
     s_->state.t().select(0, column(c)).mul_(0.5);
     checksum_ = s_->state.sum().template item<float>() + s.template item<float>();
     ++round_;
@@ -51,6 +54,9 @@ class TensorPtrMixer final : public Mixer {
   const OpsData& d_;
   std::unique_ptr<OpsState<T>> s_;
 };
+
+template <class B>
+using TensorPtrMixer = HandleMixer<tensor_ptr::Policy, B>;
 
 }  // namespace custody::workloads::ops
 
