@@ -7,11 +7,12 @@
 #include "tools/compare/compare.h"
 #include "tools/compare/measure.h"
 #include "tools/compare/plans.h"
+#include "tools/compare/policies.h"
 
 namespace custody::compare {
 
 BackendRun aten_run() {
-  return BackendRun{"aten", &plans<Aten>, &measure<Aten>};
+  return BackendRun{"aten", &plans<Aten, ComparePolicies>, &measure<Aten>};
 }
 
 }  // namespace custody::compare

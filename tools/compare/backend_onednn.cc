@@ -7,11 +7,12 @@
 #include "tools/compare/compare.h"
 #include "tools/compare/measure.h"
 #include "tools/compare/plans.h"
+#include "tools/compare/policies.h"
 
 namespace custody::compare {
 
 BackendRun onednn_run() {
-  return BackendRun{"onednn", &plans<Onednn>, &measure<Onednn>};
+  return BackendRun{"onednn", &plans<Onednn, ComparePolicies>, &measure<Onednn>};
 }
 
 }  // namespace custody::compare

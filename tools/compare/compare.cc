@@ -28,6 +28,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -58,8 +59,9 @@ int lines_of_code(const std::string& workload, const std::string& policy) {
 
 const char* kUsage = R"(usage: compare [options]
   --workloads=mlp,llama,ops   workloads to run (default: all)
-  --contenders=a,b            only these contenders (tensor_ptr, dispose, scope, manual,
-                              gc:collect_every_step, gc:trigger_8MiB, gc:no_collection, libtorch)
+  --contenders=a,b            only these contenders (a policy, gc:collect_every_step,
+                              gc:trigger_8MiB, gc:no_collection, libtorch; --list_contenders)
+  --list_contenders           print each workload's contenders on each backend, and exit
   --steps=N                   steps per run (default: each workload's own; fewer with --quick)
   --quick                     a sub-minute run
   --all_backends              every backend, not only the selected one
@@ -78,6 +80,8 @@ Options parse(int argc, char** argv) {
     };
     if (a == "--quick") {
       o.quick = true;
+    } else if (a == "--list_contenders") {
+      o.list_contenders = true;
     } else if (a == "--all_backends") {
       o.all_backends = true;
     } else if (auto v = value("--workloads")) {
@@ -245,11 +249,39 @@ void write_json(const Options& o, const std::vector<WorkloadResult>& results) {
 int run(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const std::vector<BackendRun> backends = backends_to_run(o);
+  std::vector<std::pair<std::string, std::vector<WorkloadPlan>>> planned;
+  for (const BackendRun& b : backends) planned.emplace_back(b.name, b.plans(o));
+  // Every name --contenders gives must be a contender somewhere: a typo must not measure nothing.
+  for (const std::string& want : o.contenders) {
+    std::vector<std::string> known;
+    for (const auto& [backend, plans] : planned) {
+      for (const WorkloadPlan& plan : plans) {
+        for (const Contender& c : plan.contenders) {
+          if (std::find(known.begin(), known.end(), c.name) == known.end()) known.push_back(c.name);
+        }
+      }
+    }
+    if (std::find(known.begin(), known.end(), want) == known.end()) {
+      throw InvalidArgument("compare: --contenders names '" + want +
+                            "', which is no contender; the contenders: " + absl::StrJoin(known, ", "));
+    }
+  }
+  if (o.list_contenders) {
+    for (const auto& [backend, plans] : planned) {
+      for (const WorkloadPlan& plan : plans) {
+        std::vector<std::string> names;
+        for (const Contender& c : plan.contenders) names.push_back(c.name);
+        std::cout << backend << "/" << plan.name << ": " << absl::StrJoin(names, " ") << "\n";
+      }
+    }
+    return 0;
+  }
   ::mkdir(o.out_dir.c_str(), 0755);
   std::cerr << "compare: " << custody::num_threads() << " threads; results in " << o.out_dir << "\n";
   std::vector<WorkloadResult> results;
-  for (const BackendRun& b : backends) {
-    for (WorkloadPlan& plan : b.plans(o)) {
+  for (size_t bi = 0; bi < backends.size(); ++bi) {
+    const BackendRun& b = backends[bi];
+    for (WorkloadPlan& plan : planned[bi].second) {
       WorkloadResult r{b.name, plan, {}, ""};
       for (const Contender& c : plan.contenders) {
         if (!o.contenders.empty() &&

@@ -23,6 +23,7 @@ struct Options {
   int64_t steps = 0;  // 0: each workload's default (or its quick count under --quick)
   bool quick = false;
   bool all_backends = false;
+  bool list_contenders = false;  // print the contenders and exit
   std::string out_dir;
   std::string llama_checkpoint;  // a llama2.c .bin file; empty: seeded random weights
 };

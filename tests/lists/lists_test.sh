@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# tests/lists/lists_test.sh --policies=a,b --backends=x,y COMPARE STRESS POLICY_BENCHMARK FAILURE FUZZ...
+# Runs each tool in a cheap listing mode and checks every policy (on every host backend) is there.
+set -uo pipefail
+
+policies="${1#--policies=}"; backends="${2#--backends=}"
+compare="$3"; stress="$4"; bench="$5"; failure="$6"; shift 6
+fuzzers=("$@")
+IFS=, read -r -a P <<<"$policies"
+IFS=, read -r -a B <<<"$backends"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+
+# The compare tool: each workload on each backend has a contender of each policy ("p" or "p:mode").
+if ! "$compare" --list_contenders --all_backends >"$tmp/compare.txt" 2>"$tmp/compare.err"; then
+  fail "compare_all_policies --list_contenders failed: $(cat "$tmp/compare.err")"
+fi
+lines=$(wc -l <"$tmp/compare.txt")
+[[ "$lines" -ge "${#B[@]}" ]] || fail "compare listed $lines workload lines for ${#B[@]} backends"
+for b in "${B[@]}"; do
+  grep -q "^$b/" "$tmp/compare.txt" || fail "compare: no workload on backend $b"
+done
+while read -r line; do
+  for p in "${P[@]}"; do
+    [[ " ${line#*:} " =~ \ $p(:[a-z_0-9A-Z]+)?\  ]] || fail "compare: no contender of $p in '$line'"
+  done
+done <"$tmp/compare.txt"
+
+# The stress test: one thread per policy at least, each doing iterations.
+"$stress" --seconds=1 --threads="$((2 * ${#P[@]}))" >"$tmp/stress.txt" 2>&1 ||
+  fail "stress failed: $(cat "$tmp/stress.txt")"
+for p in "${P[@]}"; do
+  grep -Eq "^$p: [1-9][0-9]* iterations$" "$tmp/stress.txt" || fail "stress: no iterations of $p"
+done
+
+# The benchmarks: policy_benchmark registers every case for every policy on every host backend.
+"$bench" --benchmark_list_tests=true >"$tmp/bench.txt" 2>&1 || fail "policy_benchmark --benchmark_list_tests failed"
+for b in "${B[@]}"; do
+  for p in "${P[@]}"; do
+    grep -q "/$p:$b" "$tmp/bench.txt" || fail "policy_benchmark: nothing registered for $p:$b"
+  done
+done
+
+# Failure injection: every workload under every policy.
+"$failure" >"$tmp/failure.txt" 2>&1 || fail "failure_injection_test failed: $(tail -20 "$tmp/failure.txt")"
+for w in mlp llama ops; do
+  for p in "${P[@]}"; do
+    grep -q "^$w under $p: " "$tmp/failure.txt" || fail "failure injection: $w never ran under $p"
+  done
+done
+
+# The fuzzers: one target per policy (Bazel built them: each must exist and be executable).
+for p in "${P[@]}"; do
+  found=0
+  for f in "${fuzzers[@]}"; do
+    [[ "$(basename "$f")" == "lifetime_${p}_fuzz_test" && -x "$f" ]] && found=1
+  done
+  [[ "$found" == 1 ]] || fail "no lifetime fuzzer for $p"
+done
+
+echo "checked ${#P[@]} policies (${P[*]}) on ${#B[@]} host backends (${B[*]})"
+if [[ "$failures" -gt 0 ]]; then
+  echo "$failures failures"
+  exit 1
+fi
+echo PASS
