@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# tests/lists/lists_test.sh --policies=a,b --backends=x,y COMPARE STRESS POLICY_BENCHMARK FAILURE FUZZ...
+# tests/lists/lists_test.sh --policies=a,b --backends=x,y --idioms=A,B IDIOMS COMPARE STRESS
+#     POLICY_BENCHMARK FAILURE FUZZ...
 # Runs each tool in a cheap listing mode and checks every policy (on every host backend) is there.
 set -uo pipefail
 
-policies="${1#--policies=}"; backends="${2#--backends=}"
-compare="$3"; stress="$4"; bench="$5"; failure="$6"; shift 6
+policies="${1#--policies=}"; backends="${2#--backends=}"; idioms="${3#--idioms=}"
+idioms_test="$4"; compare="$5"; stress="$6"; bench="$7"; failure="$8"; shift 8
 fuzzers=("$@")
 IFS=, read -r -a P <<<"$policies"
 IFS=, read -r -a B <<<"$backends"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+
+# README's idioms: one TEST(Idioms, <CamelCase policy>) per policy users choose from.
+"$idioms_test" --gtest_list_tests >"$tmp/idioms.txt" 2>&1 || fail "idioms_test --gtest_list_tests failed"
+IFS=, read -r -a I <<<"$idioms"
+for i in "${I[@]}"; do
+  grep -Eq "^  $i\$" "$tmp/idioms.txt" || fail "examples/idioms: no TEST(Idioms, $i) for README"
+done
 
 # The compare tool: each workload on each backend has a contender of each policy ("p" or "p:mode").
 if ! "$compare" --list_contenders --all_backends >"$tmp/compare.txt" 2>"$tmp/compare.err"; then
