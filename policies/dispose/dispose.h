@@ -45,6 +45,7 @@
 #include "core/policy_traits.h"
 #include "core/sites.h"
 #include "core/tensor_impl.h"
+#include "policies/internal/counted_slot.h"
 
 namespace custody::dispose {
 
@@ -172,26 +173,16 @@ struct Policy {
    public:
     Handle() = default;
     Handle(AdoptTag, ImplRef ref) : alias_(internal::new_alias(std::move(ref))) {}
-    Handle(const Handle& o) : alias_(o.alias_) {
-      if (alias_) internal::add_handle(alias_);
-    }
-    Handle(Handle&& o) noexcept : alias_(std::exchange(o.alias_, nullptr)) {}
-    Handle& operator=(Handle o) noexcept {
-      std::swap(alias_, o.alias_);
-      return *this;
-    }
-    // Does not dispose: like a C# reference going out of scope.
-    ~Handle() {
-      if (alias_) internal::drop_handle(alias_);
-    }
+    // Copies add a handle to the alias, destruction drops one (policy_internal::CountedSlot) and
+    // does not dispose: like a C# reference going out of scope.
 
     // Gives the alias's reference back (TorchSharp's Dispose()); idempotent,
     // and safe to call through copies of the handle on several threads at once.
     void dispose() {
-      if (alias_) internal::dispose(alias_);
+      if (alias_) internal::dispose(alias_.get());
     }
     bool is_disposed() const {
-      return alias_ == nullptr ||
+      return !alias_ ||
              (alias_->state.load(std::memory_order_acquire) & internal::Alias::kDisposed) != 0;
     }
 
@@ -201,14 +192,14 @@ struct Policy {
       // Using the tensor while another thread disposes the same alias is a
       // user error the policy does not make safe (as in TorchSharp).
       if (alias_->state.load(std::memory_order_relaxed) & internal::Alias::kDisposed) [[unlikely]] {
-        internal::throw_disposed(alias_, op);
+        internal::throw_disposed(alias_.get(), op);
       }
       return *alias_->impl;
     }
     void release_reference() { dispose(); }
 
    private:
-    internal::Alias* alias_ = nullptr;
+    policy_internal::CountedSlot<internal::Alias> alias_;
   };
 };
 static_assert(OwnershipPolicy<Policy>);

@@ -92,6 +92,7 @@
 #include "core/policy_traits.h"
 #include "core/sites.h"
 #include "core/tensor_impl.h"
+#include "policies/internal/counted_slot.h"
 
 namespace custody::scope {
 
@@ -135,7 +136,7 @@ ScopeState* state_of(const DisposeScope& s);
 // Reaches a handle's entry (for DisposeScope and the rc-scope forms).
 struct Access {
   template <class H>
-  static Entry* entry(const H& h) { return h.entry_; }
+  static Entry* entry(const H& h) { return h.entry_.get(); }
 };
 
 }  // namespace internal
@@ -148,26 +149,16 @@ struct Policy {
    public:
     Handle() = default;
     Handle(AdoptTag, ImplRef ref) : entry_(internal::new_entry(std::move(ref))) {}
-    Handle(const Handle& o) : entry_(o.entry_) {
-      if (entry_) internal::add_handle(entry_);
-    }
-    Handle(Handle&& o) noexcept : entry_(std::exchange(o.entry_, nullptr)) {}
-    Handle& operator=(Handle o) noexcept {
-      std::swap(entry_, o.entry_);
-      return *this;
-    }
-    // Does not dispose a scoped tensor (its scope does). The last handle of a
-    // detached tensor disposes it (Note [Entry lifetime]).
-    ~Handle() {
-      if (entry_) internal::drop_handle(entry_);
-    }
+    // Copies add a handle to the entry, destruction drops one (policy_internal::CountedSlot).
+    // Dropping does not dispose a scoped tensor (its scope does); the last handle of a detached
+    // tensor disposes it (Note [Entry lifetime]).
 
     // Gives the reference back now (idempotent); the entry leaves its scope.
     void dispose() {
-      if (entry_) internal::dispose(entry_);
+      if (entry_) internal::dispose(entry_.get());
     }
     bool is_disposed() const {
-      return entry_ == nullptr || entry_->impl.load(std::memory_order_acquire) == nullptr;
+      return !entry_ || entry_->impl.load(std::memory_order_acquire) == nullptr;
     }
 
     // Re-registers the tensor in the scope enclosing its current one (or
@@ -175,31 +166,31 @@ struct Policy {
     // `x = (a + b).move_to_outer_dispose_scope();`.
     Derived move_to_outer_dispose_scope() const {
       checked_impl("move_to_outer_dispose_scope");
-      internal::move_to_outer(entry_);
+      internal::move_to_outer(entry_.get());
       return self();
     }
     // Removes the tensor from scoped management: its handles own it now.
     Derived detach_from_dispose_scope() const {
       checked_impl("detach_from_dispose_scope");
-      internal::detach(entry_);
+      internal::detach(entry_.get());
       return self();
     }
     // Registers the tensor in `other` (a scope of this thread).
     Derived move_to_other_dispose_scope(const DisposeScope& other) const {
       checked_impl("move_to_other_dispose_scope");
-      internal::attach(internal::state_of(other), entry_, "move_to_other_dispose_scope");
+      internal::attach(internal::state_of(other), entry_.get(), "move_to_other_dispose_scope");
       return self();
     }
     // True while the tensor is registered in some scope.
     bool is_in_dispose_scope() const {
-      return entry_ != nullptr && entry_->owner.load(std::memory_order_acquire) != 0 &&
+      return entry_ && entry_->owner.load(std::memory_order_acquire) != 0 &&
              !is_disposed();
     }
 
     const TensorImpl& checked_impl(const char* op) const {
       if (!entry_) internal::throw_null(op);
       const TensorImpl* impl = entry_->impl.load(std::memory_order_acquire);
-      if (impl == nullptr) internal::throw_disposed(entry_, op);
+      if (impl == nullptr) internal::throw_disposed(entry_.get(), op);
       return *impl;
     }
     void release_reference() { dispose(); }
@@ -208,7 +199,7 @@ struct Policy {
     friend struct internal::Access;
     Derived self() const { return Derived(static_cast<const Derived&>(*this)); }
 
-    internal::Entry* entry_ = nullptr;
+    policy_internal::CountedSlot<internal::Entry> entry_;
   };
 };
 static_assert(OwnershipPolicy<Policy>);
