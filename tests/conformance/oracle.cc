@@ -12,8 +12,11 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+
+#include "tests/conformance/oracle_dispatch.h"
 
 namespace custody::testing {
 namespace {
@@ -134,54 +137,34 @@ const std::map<std::string, Unary>& unaries() {
   return *m;
 }
 
-void need_inputs(const std::string& op, const std::vector<HostTensor>& in, size_t n) {
-  if (in.size() != n) {
-    std::ostringstream os;
-    os << "oracle(" << op << "): expected " << n << " inputs, got " << in.size();
-    throw std::runtime_error(os.str());
+// What dispatch() (oracle_dispatch.h) runs each op with: ATen.
+struct Aten {
+  using Tensor = at::Tensor;
+  static at::Tensor to_tensor(const HostTensor& h) { return testing::to_tensor(h); }
+  static bool is_binary(const std::string& op) { return binaries().count(op) != 0; }
+  static at::Tensor binary(const std::string& op, const at::Tensor& a, const at::Tensor& b) {
+    return binaries().at(op)(a, b);
   }
-}
-
-at::Tensor run(const std::string& op, const std::vector<HostTensor>& inputs, const OracleArgs& args) {
-  std::vector<at::Tensor> in;
-  in.reserve(inputs.size());
-  for (const HostTensor& h : inputs) in.push_back(to_tensor(h));
-
-  if (auto it = binaries().find(op); it != binaries().end()) {
-    if (args.scalar) {
-      need_inputs(op, inputs, 1);
-      if (op == "pow") {  // the Scalar overloads: pow(Tensor, Scalar) checks integer exponents
-        return args.scalar_first ? at::pow(scalar_of(args), in[0]) : at::pow(in[0], scalar_of(args));
-      }
-      const at::Tensor s = wrapped(scalar_of(args));
-      return args.scalar_first ? it->second(s, in[0]) : it->second(in[0], s);
+  static at::Tensor binary_scalar(const std::string& op, const at::Tensor& a, const OracleArgs& args) {
+    if (op == "pow") {  // the Scalar overloads: pow(Tensor, Scalar) checks integer exponents
+      return args.scalar_first ? at::pow(scalar_of(args), a) : at::pow(a, scalar_of(args));
     }
-    need_inputs(op, inputs, 2);
-    return it->second(in[0], in[1]);
+    const at::Tensor s = wrapped(scalar_of(args));
+    return args.scalar_first ? binaries().at(op)(s, a) : binaries().at(op)(a, s);
   }
-  if (op == "add_" || op == "sub_" || op == "mul_" || op == "div_") {
-    at::Tensor self = in[0];
-    at::Tensor other;
-    if (args.scalar) {
-      need_inputs(op, inputs, 1);
-      other = wrapped(scalar_of(args));
-    } else {
-      need_inputs(op, inputs, 2);
-      other = in[1];
-    }
+  static at::Tensor in_place(const std::string& op, at::Tensor self, const at::Tensor& other) {
     if (op == "add_") self.add_(other);
     if (op == "sub_") self.sub_(other);
     if (op == "mul_") self.mul_(other);
     if (op == "div_") self.div_(other);
     return self;
   }
-  if (auto it = unaries().find(op); it != unaries().end()) {
-    need_inputs(op, inputs, 1);
-    return it->second(in[0]);
+  static at::Tensor in_place_scalar(const std::string& op, const at::Tensor& self, const OracleArgs& args) {
+    return in_place(op, self, wrapped(scalar_of(args)));
   }
-  if (op == "sum" || op == "mean" || op == "max" || op == "min") {
-    need_inputs(op, inputs, 1);
-    const at::Tensor& x = in[0];
+  static bool is_unary(const std::string& op) { return unaries().count(op) != 0; }
+  static at::Tensor unary(const std::string& op, const at::Tensor& a) { return unaries().at(op)(a); }
+  static at::Tensor reduce(const std::string& op, const at::Tensor& x, const OracleArgs& args) {
     if (args.dims.empty()) {
       at::Tensor r;
       if (op == "sum") r = at::sum(x);
@@ -202,52 +185,31 @@ at::Tensor run(const std::string& op, const std::vector<HostTensor>& inputs, con
     }
     return op == "max" ? at::amax(x, args.dims, args.keepdim) : at::amin(x, args.dims, args.keepdim);
   }
-  if (op == "argmax" || op == "argmin") {
-    need_inputs(op, inputs, 1);
-    c10::optional<int64_t> dim;
-    if (!args.dims.empty()) dim = args.dims[0];
-    return op == "argmax" ? at::argmax(in[0], dim, args.keepdim) : at::argmin(in[0], dim, args.keepdim);
+  static at::Tensor arg_reduce(bool max, const at::Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+    const c10::optional<int64_t> d = dim ? c10::optional<int64_t>(*dim) : c10::nullopt;
+    return max ? at::argmax(x, d, keepdim) : at::argmin(x, d, keepdim);
   }
-  if (op == "softmax") {
-    need_inputs(op, inputs, 1);
-    return at::softmax(in[0], args.dim);
+  static at::Tensor softmax(const at::Tensor& x, int64_t dim, bool log) {
+    return log ? at::log_softmax(x, dim) : at::softmax(x, dim);
   }
-  if (op == "log_softmax") {
-    need_inputs(op, inputs, 1);
-    return at::log_softmax(in[0], args.dim);
+  static at::Tensor matmul(const at::Tensor& a, const at::Tensor& b) { return at::matmul(a, b); }
+  static at::Tensor index_select(const at::Tensor& x, int64_t dim, const at::Tensor& index) {
+    return at::index_select(x, dim, index);
   }
-  if (op == "matmul") {
-    need_inputs(op, inputs, 2);
-    return at::matmul(in[0], in[1]);
+  static at::Tensor embedding(const at::Tensor& w, const at::Tensor& i) { return at::embedding(w, i); }
+  static at::Tensor cat(const std::vector<at::Tensor>& in, int64_t dim) { return at::cat(in, dim); }
+  static at::Tensor where(const at::Tensor& c, const at::Tensor& a, const at::Tensor& b) {
+    return at::where(c, a, b);
   }
-  if (op == "index_select") {
-    need_inputs(op, inputs, 2);
-    return at::index_select(in[0], args.dim, in[1]);
-  }
-  if (op == "embedding") {
-    need_inputs(op, inputs, 2);
-    return at::embedding(in[0], in[1]);
-  }
-  if (op == "cat") {
-    return at::cat(in, args.dim);
-  }
-  if (op == "where") {
-    need_inputs(op, inputs, 3);
-    return at::where(in[0], in[1], in[2]);
-  }
-  if (op == "to") {
-    need_inputs(op, inputs, 1);
-    return in[0].to(to_aten(args.dtype));
-  }
-  throw std::runtime_error("oracle: unknown op '" + op + "'");
-}
+  static at::Tensor to(const at::Tensor& x, ScalarType dtype) { return x.to(to_aten(dtype)); }
+};
 
 }  // namespace
 
 HostTensor oracle(const std::string& op, const std::vector<HostTensor>& inputs,
                   const OracleArgs& args) {
   try {
-    return from_tensor(run(op, inputs, args));
+    return from_tensor(dispatch<Aten>(op, inputs, args));
   } catch (const c10::Error& e) {
     throw std::runtime_error("oracle(" + op + "): torch raised: " + e.what_without_backtrace());
   }

@@ -21,6 +21,7 @@
 #include "core/scalar.h"
 #include "core/tensor.h"
 #include "policies/tensor_ptr/tensor_ptr.h"
+#include "tests/conformance/oracle_dispatch.h"
 
 namespace custody::testing {
 namespace {
@@ -119,104 +120,56 @@ const std::map<std::string, Unary>& unaries() {
   return *m;
 }
 
-void need_inputs(const std::string& op, const std::vector<HostTensor>& in, size_t n) {
-  if (in.size() != n) {
-    std::ostringstream os;
-    os << "oracle(" << op << "): expected " << n << " inputs, got " << in.size();
-    throw std::runtime_error(os.str());
+// What dispatch() (oracle_dispatch.h) runs each op with: custody's op layer on onednn.
+struct OnednnEngine {
+  using Tensor = Ref;
+  static Ref to_tensor(const HostTensor& h) { return testing::to_tensor(h); }
+  static bool is_binary(const std::string& op) { return binaries().count(op) != 0; }
+  static Ref binary(const std::string& op, const Ref& a, const Ref& b) {
+    return Ref::adopt(RefOps::binary(binaries().at(op), a.impl(), b.impl()));
   }
-}
-
-Ref run(const std::string& op, const std::vector<HostTensor>& inputs, const OracleArgs& args) {
-  std::vector<Ref> in;
-  in.reserve(inputs.size());
-  for (const HostTensor& h : inputs) in.push_back(to_tensor(h));
-
-  if (auto it = binaries().find(op); it != binaries().end()) {
-    if (args.scalar) {
-      need_inputs(op, inputs, 1);
-      // The op layer's tensor-scalar form, which has every op scalar-first too
-      // (what `s - t` and `s / t` call): torch's promotion with a wrapped number,
-      // and pow(tensor, scalar)'s check of integral exponents.
-      return Ref::adopt(RefOps::binary(it->second, in[0].impl(), scalar_of(args), args.scalar_first));
-    }
-    need_inputs(op, inputs, 2);
-    return Ref::adopt(RefOps::binary(it->second, in[0].impl(), in[1].impl()));
+  // The op layer's tensor-scalar form, which has every op scalar-first too
+  // (what `s - t` and `s / t` call): torch's promotion with a wrapped number,
+  // and pow(tensor, scalar)'s check of integral exponents.
+  static Ref binary_scalar(const std::string& op, const Ref& a, const OracleArgs& args) {
+    return Ref::adopt(RefOps::binary(binaries().at(op), a.impl(), scalar_of(args), args.scalar_first));
   }
-  if (op == "add_" || op == "sub_" || op == "mul_" || op == "div_") {
-    const Ref& self = in[0];
-    if (args.scalar) {
-      need_inputs(op, inputs, 1);
-      const Scalar s = scalar_of(args);
-      if (op == "add_") self.add_(s);
-      if (op == "sub_") self.sub_(s);
-      if (op == "mul_") self.mul_(s);
-      if (op == "div_") self.div_(s);
-    } else {
-      need_inputs(op, inputs, 2);
-      const Ref& other = in[1];
-      if (op == "add_") self.add_(other);
-      if (op == "sub_") self.sub_(other);
-      if (op == "mul_") self.mul_(other);
-      if (op == "div_") self.div_(other);
-    }
+  template <class Other>
+  static Ref in_place(const std::string& op, const Ref& self, const Other& other) {
+    if (op == "add_") self.add_(other);
+    if (op == "sub_") self.sub_(other);
+    if (op == "mul_") self.mul_(other);
+    if (op == "div_") self.div_(other);
     return self;
   }
-  if (auto it = unaries().find(op); it != unaries().end()) {
-    need_inputs(op, inputs, 1);
-    return it->second(in[0]);
+  static Ref in_place_scalar(const std::string& op, const Ref& self, const OracleArgs& args) {
+    return in_place(op, self, scalar_of(args));
   }
-  if (op == "sum" || op == "mean" || op == "max" || op == "min") {
-    need_inputs(op, inputs, 1);
+  static bool is_unary(const std::string& op) { return unaries().count(op) != 0; }
+  static Ref unary(const std::string& op, const Ref& a) { return unaries().at(op)(a); }
+  // custody's max(dims) is torch's amax (values only, as max(x, dim)); empty dims with
+  // keepdim keep every dim as 1, as the libtorch oracle reshapes it.
+  static Ref reduce(const std::string& op, const Ref& x, const OracleArgs& args) {
     const ReduceOp code = op == "sum"    ? ReduceOp::kSum
                           : op == "mean" ? ReduceOp::kMean
                           : op == "max"  ? ReduceOp::kMax
                                          : ReduceOp::kMin;
-    // Empty dims: the full reduction (torch's sum(x), max(x), ...), with keepdim
-    // every dim kept as 1, as the libtorch oracle reshapes it. Several dims of
-    // max/min: custody's max(dims) is torch's amax (values only, as max(x, dim)).
     const IntSpan dims(args.dims.data(), args.dims.size());
-    return Ref::adopt(RefOps::reduce(code, in[0].impl(), dims, args.keepdim));
+    return Ref::adopt(RefOps::reduce(code, x.impl(), dims, args.keepdim));
   }
-  if (op == "argmax" || op == "argmin") {
-    need_inputs(op, inputs, 1);
-    std::optional<int64_t> dim;
-    if (!args.dims.empty()) dim = args.dims[0];  // empty: over the flattened tensor
-    return op == "argmax" ? in[0].argmax(dim, args.keepdim) : in[0].argmin(dim, args.keepdim);
+  static Ref arg_reduce(bool max, const Ref& x, std::optional<int64_t> dim, bool keepdim) {
+    return max ? x.argmax(dim, keepdim) : x.argmin(dim, keepdim);
   }
-  if (op == "softmax") {
-    need_inputs(op, inputs, 1);
-    return in[0].softmax(args.dim);
+  static Ref softmax(const Ref& x, int64_t dim, bool log) {
+    return log ? x.log_softmax(dim) : x.softmax(dim);
   }
-  if (op == "log_softmax") {
-    need_inputs(op, inputs, 1);
-    return in[0].log_softmax(args.dim);
-  }
-  if (op == "matmul") {
-    need_inputs(op, inputs, 2);
-    return in[0].matmul(in[1]);
-  }
-  if (op == "index_select") {
-    need_inputs(op, inputs, 2);
-    return in[0].index_select(args.dim, in[1]);
-  }
-  if (op == "embedding") {
-    need_inputs(op, inputs, 2);
-    return custody::embedding(in[0], in[1]);
-  }
-  if (op == "cat") {
-    return custody::cat(in, args.dim);
-  }
-  if (op == "where") {
-    need_inputs(op, inputs, 3);
-    return custody::where(in[0], in[1], in[2]);
-  }
-  if (op == "to") {
-    need_inputs(op, inputs, 1);
-    return in[0].to(args.dtype);
-  }
-  throw std::runtime_error("oracle: unknown op '" + op + "'");
-}
+  static Ref matmul(const Ref& a, const Ref& b) { return a.matmul(b); }
+  static Ref index_select(const Ref& x, int64_t dim, const Ref& index) { return x.index_select(dim, index); }
+  static Ref embedding(const Ref& w, const Ref& i) { return custody::embedding(w, i); }
+  static Ref cat(const std::vector<Ref>& in, int64_t dim) { return custody::cat(in, dim); }
+  static Ref where(const Ref& c, const Ref& a, const Ref& b) { return custody::where(c, a, b); }
+  static Ref to(const Ref& x, ScalarType dtype) { return x.to(dtype); }
+};
 
 // y = x @ weight.t() (+ bias).
 Ref linear(const Ref& x, const Ref& weight, const std::optional<Ref>& bias) {
@@ -259,7 +212,7 @@ std::vector<Ref> mlp_grads(const Ref& x, const Ref& y, const Ref& w1, const Ref&
 HostTensor onednn_oracle(const std::string& op, const std::vector<HostTensor>& inputs,
                          const OracleArgs& args) {
   try {
-    return host_of(run(op, inputs, args));
+    return host_of(dispatch<OnednnEngine>(op, inputs, args));
   } catch (const Error& e) {
     throw std::runtime_error("oracle(" + op + "): custody (onednn) raised: " + e.what());
   }
