@@ -8,21 +8,11 @@
 namespace custody {
 
 absl::string_view dtype_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Byte: return "uint8";
-    case ScalarType::Char: return "int8";
-    case ScalarType::Short: return "int16";
-    case ScalarType::Int: return "int32";
-    case ScalarType::Long: return "int64";
-    case ScalarType::Half: return "float16";
-    case ScalarType::Float: return "float32";
-    case ScalarType::Double: return "float64";
-    case ScalarType::Bool: return "bool";
-    case ScalarType::BFloat16: return "bfloat16";
-    case ScalarType::UInt16: return "uint16";
-    case ScalarType::UInt32: return "uint32";
-    case ScalarType::UInt64: return "uint64";
-  }
+#define CUSTODY_DTYPE_NAME_(index, cpp, name, number, text) \
+  case ScalarType::name:                                   \
+    return text;
+  switch (t) { CUSTODY_FORALL_SCALAR_TYPES(CUSTODY_DTYPE_NAME_) }
+#undef CUSTODY_DTYPE_NAME_
   return "unknown";
 }
 

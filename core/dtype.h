@@ -36,47 +36,48 @@
 
 namespace custody {
 
-// The values are c10's (and ExecuTorch's), so a dtype read as a number means
-// the same thing in all three; the gaps are dtypes custody does not have.
-enum class ScalarType : int8_t {
-  Byte = 0,       // uint8
-  Char = 1,       // int8
-  Short = 2,      // int16
-  Int = 3,        // int32
-  Long = 4,       // int64
-  Half = 5,       // float16 (storage + casts only)
-  Float = 6,      // float32
-  Double = 7,     // float64
-  Bool = 11,
-  BFloat16 = 15,  // storage + casts only
-  UInt16 = 27,    // barebones unsigned (see above)
-  UInt32 = 28,
-  UInt64 = 29,
-};
-inline constexpr int kNumScalarTypes = 13;
+// Every dtype once, as c10's AT_FORALL_SCALAR_TYPES: _(dense index, C++ type,
+// ScalarType name, number, printed name). The numbers are c10's (and
+// ExecuTorch's), so a dtype read as a number means the same thing in all
+// three; the gaps are dtypes custody does not have. float16 and bfloat16 are
+// storage + casts only; uint16/32/64 are the barebones unsigned (see above).
+// The enum, kAllScalarTypes, dtype_index, the C++ type maps, visit_dtype and
+// dtype_name are generated from it.
+#define CUSTODY_FORALL_SCALAR_TYPES(_)     \
+  _(0, uint8_t, Byte, 0, "uint8")          \
+  _(1, int8_t, Char, 1, "int8")            \
+  _(2, int16_t, Short, 2, "int16")         \
+  _(3, int32_t, Int, 3, "int32")           \
+  _(4, int64_t, Long, 4, "int64")          \
+  _(5, Half, Half, 5, "float16")           \
+  _(6, float, Float, 6, "float32")         \
+  _(7, double, Double, 7, "float64")       \
+  _(8, bool, Bool, 11, "bool")             \
+  _(9, BFloat16, BFloat16, 15, "bfloat16") \
+  _(10, uint16_t, UInt16, 27, "uint16")    \
+  _(11, uint32_t, UInt32, 28, "uint32")    \
+  _(12, uint64_t, UInt64, 29, "uint64")
+
+#define CUSTODY_DTYPE_ENUM_(index, cpp, name, number, text) name = number,
+enum class ScalarType : int8_t { CUSTODY_FORALL_SCALAR_TYPES(CUSTODY_DTYPE_ENUM_) };
+#undef CUSTODY_DTYPE_ENUM_
+
+#define CUSTODY_DTYPE_COUNT_(index, cpp, name, number, text) +1
+inline constexpr int kNumScalarTypes = 0 CUSTODY_FORALL_SCALAR_TYPES(CUSTODY_DTYPE_COUNT_);
+#undef CUSTODY_DTYPE_COUNT_
+
+#define CUSTODY_DTYPE_VALUE_(index, cpp, name, number, text) ScalarType::name,
 inline constexpr ScalarType kAllScalarTypes[kNumScalarTypes] = {
-    ScalarType::Byte,   ScalarType::Char,   ScalarType::Short,  ScalarType::Int,
-    ScalarType::Long,   ScalarType::Half,   ScalarType::Float,  ScalarType::Double,
-    ScalarType::Bool,   ScalarType::BFloat16, ScalarType::UInt16, ScalarType::UInt32,
-    ScalarType::UInt64};
+    CUSTODY_FORALL_SCALAR_TYPES(CUSTODY_DTYPE_VALUE_)};
+#undef CUSTODY_DTYPE_VALUE_
 
 // A dense index 0..kNumScalarTypes-1 (kAllScalarTypes[dtype_index(t)] == t), for tables.
 constexpr int dtype_index(ScalarType t) {
-  switch (t) {
-    case ScalarType::Byte: return 0;
-    case ScalarType::Char: return 1;
-    case ScalarType::Short: return 2;
-    case ScalarType::Int: return 3;
-    case ScalarType::Long: return 4;
-    case ScalarType::Half: return 5;
-    case ScalarType::Float: return 6;
-    case ScalarType::Double: return 7;
-    case ScalarType::Bool: return 8;
-    case ScalarType::BFloat16: return 9;
-    case ScalarType::UInt16: return 10;
-    case ScalarType::UInt32: return 11;
-    case ScalarType::UInt64: return 12;
-  }
+#define CUSTODY_DTYPE_INDEX_(index, cpp, name, number, text) \
+  case ScalarType::name:                                    \
+    return index;
+  switch (t) { CUSTODY_FORALL_SCALAR_TYPES(CUSTODY_DTYPE_INDEX_) }
+#undef CUSTODY_DTYPE_INDEX_
   return 0;
 }
 
@@ -165,34 +166,14 @@ CUSTODY_HOST_DEVICE inline float Half::ToFloat(uint16_t h) {
 
 // The C++ type of each dtype and back.
 template <ScalarType S> struct ScalarTypeToCpp;
-template <> struct ScalarTypeToCpp<ScalarType::Byte> { using type = uint8_t; };
-template <> struct ScalarTypeToCpp<ScalarType::Char> { using type = int8_t; };
-template <> struct ScalarTypeToCpp<ScalarType::Short> { using type = int16_t; };
-template <> struct ScalarTypeToCpp<ScalarType::Int> { using type = int32_t; };
-template <> struct ScalarTypeToCpp<ScalarType::Long> { using type = int64_t; };
-template <> struct ScalarTypeToCpp<ScalarType::Half> { using type = Half; };
-template <> struct ScalarTypeToCpp<ScalarType::Float> { using type = float; };
-template <> struct ScalarTypeToCpp<ScalarType::Double> { using type = double; };
-template <> struct ScalarTypeToCpp<ScalarType::Bool> { using type = bool; };
-template <> struct ScalarTypeToCpp<ScalarType::BFloat16> { using type = BFloat16; };
-template <> struct ScalarTypeToCpp<ScalarType::UInt16> { using type = uint16_t; };
-template <> struct ScalarTypeToCpp<ScalarType::UInt32> { using type = uint32_t; };
-template <> struct ScalarTypeToCpp<ScalarType::UInt64> { using type = uint64_t; };
-
 template <class T> struct CppToScalarType;
-template <> struct CppToScalarType<uint8_t> { static constexpr ScalarType value = ScalarType::Byte; };
-template <> struct CppToScalarType<int8_t> { static constexpr ScalarType value = ScalarType::Char; };
-template <> struct CppToScalarType<int16_t> { static constexpr ScalarType value = ScalarType::Short; };
-template <> struct CppToScalarType<int32_t> { static constexpr ScalarType value = ScalarType::Int; };
-template <> struct CppToScalarType<int64_t> { static constexpr ScalarType value = ScalarType::Long; };
-template <> struct CppToScalarType<Half> { static constexpr ScalarType value = ScalarType::Half; };
-template <> struct CppToScalarType<float> { static constexpr ScalarType value = ScalarType::Float; };
-template <> struct CppToScalarType<double> { static constexpr ScalarType value = ScalarType::Double; };
-template <> struct CppToScalarType<bool> { static constexpr ScalarType value = ScalarType::Bool; };
-template <> struct CppToScalarType<BFloat16> { static constexpr ScalarType value = ScalarType::BFloat16; };
-template <> struct CppToScalarType<uint16_t> { static constexpr ScalarType value = ScalarType::UInt16; };
-template <> struct CppToScalarType<uint32_t> { static constexpr ScalarType value = ScalarType::UInt32; };
-template <> struct CppToScalarType<uint64_t> { static constexpr ScalarType value = ScalarType::UInt64; };
+#define CUSTODY_DTYPE_CPP_(index, cpp, name, number, text)                        \
+  template <> struct ScalarTypeToCpp<ScalarType::name> { using type = cpp; };     \
+  template <> struct CppToScalarType<cpp> {                                       \
+    static constexpr ScalarType value = ScalarType::name;                         \
+  };
+CUSTODY_FORALL_SCALAR_TYPES(CUSTODY_DTYPE_CPP_)
+#undef CUSTODY_DTYPE_CPP_
 
 // Element type for host buffers of T: std::vector<bool> is packed, so bools are
 // kept as bytes (the same representation as bool).
@@ -210,21 +191,11 @@ template <class T> struct Tag { using type = T; };
 
 template <class F>
 decltype(auto) visit_dtype(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Byte: return f(Tag<uint8_t>{});
-    case ScalarType::Char: return f(Tag<int8_t>{});
-    case ScalarType::Short: return f(Tag<int16_t>{});
-    case ScalarType::Int: return f(Tag<int32_t>{});
-    case ScalarType::Long: return f(Tag<int64_t>{});
-    case ScalarType::Half: return f(Tag<Half>{});
-    case ScalarType::Float: return f(Tag<float>{});
-    case ScalarType::Double: return f(Tag<double>{});
-    case ScalarType::Bool: return f(Tag<bool>{});
-    case ScalarType::BFloat16: return f(Tag<BFloat16>{});
-    case ScalarType::UInt16: return f(Tag<uint16_t>{});
-    case ScalarType::UInt32: return f(Tag<uint32_t>{});
-    case ScalarType::UInt64: return f(Tag<uint64_t>{});
-  }
+#define CUSTODY_DTYPE_VISIT_(index, cpp, name, number, text) \
+  case ScalarType::name:                                    \
+    return f(Tag<cpp>{});
+  switch (t) { CUSTODY_FORALL_SCALAR_TYPES(CUSTODY_DTYPE_VISIT_) }
+#undef CUSTODY_DTYPE_VISIT_
   return f(Tag<float>{});
 }
 
@@ -257,15 +228,15 @@ decltype(auto) visit_compute_or_unsigned_dtype(ScalarType t, F&& f) {
 }
 
 constexpr size_t element_size(ScalarType t) {
-  switch (t) {
-    case ScalarType::Byte: case ScalarType::Char: case ScalarType::Bool: return 1;
-    case ScalarType::Short: case ScalarType::Half: case ScalarType::BFloat16:
-    case ScalarType::UInt16: return 2;
-    case ScalarType::Int: case ScalarType::Float: case ScalarType::UInt32: return 4;
-    case ScalarType::Long: case ScalarType::Double: case ScalarType::UInt64: return 8;
-  }
+#define CUSTODY_DTYPE_SIZE_(index, cpp, name, number, text) \
+  case ScalarType::name:                                   \
+    return sizeof(cpp);
+  switch (t) { CUSTODY_FORALL_SCALAR_TYPES(CUSTODY_DTYPE_SIZE_) }
+#undef CUSTODY_DTYPE_SIZE_
   return 0;
 }
+static_assert(element_size(ScalarType::Half) == 2 && element_size(ScalarType::BFloat16) == 2 &&
+              element_size(ScalarType::Bool) == 1);
 
 constexpr bool is_floating_point(ScalarType t) {
   return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half ||

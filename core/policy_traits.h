@@ -23,7 +23,11 @@
 #define CUSTODY_CORE_POLICY_TRAITS_H_
 
 #include <concepts>
+#include <utility>
 #include <vector>
+
+#include "core/refcount.h"
+#include "core/tensor_impl.h"
 
 namespace custody {
 
@@ -33,15 +37,25 @@ struct PolicyProbe;
 }  // namespace internal
 
 // What an ownership policy provides (core/tensor.h, docs/design.md §5): a name
-// and `template <class Derived> class Handle`, the CRTP base of BasicTensor.
-// BasicTensor<Policy, Backend> requires it, and each policy checks itself with
+// and `template <class Derived> class Handle`, the CRTP base of BasicTensor,
+// with what core calls on it: a default handle, the adopting constructor
+// (wraps a fresh +1 reference), `checked_impl(op)` (the TensorImpl, or a
+// LifetimeError naming op) and `release_reference()` (G3). BasicTensor<Policy,
+// Backend> requires it, and each policy checks itself with
 // `static_assert(OwnershipPolicy<Policy>)` beside its definition, so a policy
 // that misses a piece fails there, not deep inside core/tensor.h.
 template <class P>
-concept OwnershipPolicy = requires {
-  { P::name } -> std::convertible_to<const char*>;
-  typename P::template Handle<internal::PolicyProbe>;
-};
+concept OwnershipPolicy =
+    requires {
+      { P::name } -> std::convertible_to<const char*>;
+      typename P::template Handle<internal::PolicyProbe>;
+    } &&
+    std::default_initializable<typename P::template Handle<internal::PolicyProbe>> &&
+    std::constructible_from<typename P::template Handle<internal::PolicyProbe>, AdoptTag, ImplRef> &&
+    requires(typename P::template Handle<internal::PolicyProbe>& h, const char* op) {
+      { std::as_const(h).checked_impl(op) } -> std::same_as<const TensorImpl&>;
+      h.release_reference();
+    };
 
 struct DefaultPolicyTraits {
   // Where handles kept on the heap (outside local variables) live.

@@ -2,9 +2,18 @@
 
 #include "core/storage.h"
 
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
 
 namespace custody {
+
+namespace {
+std::atomic<const char*> g_private_use1_name{"privateuse1"};
+}  // namespace
+
+void set_private_use1_name(const char* name) { g_private_use1_name.store(name, std::memory_order_release); }
+const char* private_use1_name() { return g_private_use1_name.load(std::memory_order_acquire); }
 
 std::string Device::str() const {
   switch (type_) {
@@ -12,8 +21,8 @@ std::string Device::str() const {
       return "cpu";
     case DeviceType::kCUDA:
       return absl::StrCat("cuda:", index_);
-    case DeviceType::kOpaque:
-      return absl::StrCat("opaque:", index_);
+    case DeviceType::kPrivateUse1:
+      return absl::StrCat(private_use1_name(), ":", index_);
   }
   return absl::StrCat("device", static_cast<int>(type_), ":", index_);
 }

@@ -23,10 +23,24 @@
 
 namespace custody {
 
-// kOpaque: the test backend of backends/opaque, host memory behind addresses
-// the host must not dereference (a stand-in for a device in CI).
-// CPU and CUDA are ExecuTorch's spellings of the same values.
-enum class DeviceType : uint8_t { kCPU = 0, kCUDA = 1, kOpaque = 2, CPU = kCPU, CUDA = kCUDA };
+// kPrivateUse1: a device type for a backend core does not know, as c10's
+// PrivateUse1 (backends/opaque, the test backend, uses it); the backend names
+// it for printing with set_private_use1_name(). CPU and CUDA are ExecuTorch's
+// spellings of the same values. kNumDeviceTypes counts the values, for
+// per-device-type tables (the gc policy's pressure counters).
+enum class DeviceType : uint8_t {
+  kCPU = 0,
+  kCUDA = 1,
+  kPrivateUse1 = 2,
+  CPU = kCPU,
+  CUDA = kCUDA,
+};
+inline constexpr int kNumDeviceTypes = 3;
+
+// The name Device::str() prints for kPrivateUse1 ("privateuse1" until a backend
+// sets one; c10's register_privateuse1_backend). Set once, at start-up.
+void set_private_use1_name(const char* name);
+const char* private_use1_name();
 
 // Where a tensor's memory lives. `type()` and `index()` are methods, as
 // ExecuTorch's and c10's Device have them.
@@ -36,7 +50,7 @@ class Device {
   constexpr DeviceType type() const { return type_; }
   constexpr int index() const { return index_; }
   constexpr bool is_cpu() const { return type_ == DeviceType::kCPU; }
-  std::string str() const;  // "cpu", "cuda:0", "opaque:0"
+  std::string str() const;  // "cpu", "cuda:0", "<private_use1_name()>:0"
   friend bool operator==(const Device&, const Device&) = default;
 
  private:

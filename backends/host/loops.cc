@@ -267,10 +267,19 @@ __attribute__((always_inline)) inline double sum_as_double_body(const T* p, int6
   }
   return acc[0];
 }
-__attribute__((target_clones("avx512f", "avx2", "default")))
-double sum_as_double(const float* p, int64_t n) { return sum_as_double_body(p, n); }
-__attribute__((target_clones("avx512f", "avx2", "default")))
-double sum_as_double(const double* p, int64_t n) { return sum_as_double_body(p, n); }
+//
+// Not under ThreadSanitizer: target_clones makes ifunc resolvers, which the
+// dynamic loader runs while relocating this library, before main() and before
+// TSan's runtime is initialised; TSan instruments them and the process dies
+// with SIGSEGV in the loader. A tsan build takes the baseline body.
+#if defined(__SANITIZE_THREAD__)
+#define CUSTODY_SUM_CLONES
+#else
+#define CUSTODY_SUM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+CUSTODY_SUM_CLONES double sum_as_double(const float* p, int64_t n) { return sum_as_double_body(p, n); }
+CUSTODY_SUM_CLONES double sum_as_double(const double* p, int64_t n) { return sum_as_double_body(p, n); }
+#undef CUSTODY_SUM_CLONES
 // Other dtypes never get here (reduce_trailing_dims takes float and double only).
 template <class T>
 double sum_as_double(const T* p, int64_t n) { return sum_as_double_body(p, n); }

@@ -14,6 +14,9 @@
 namespace custody {
 namespace {
 
+// Device::str() of core's generic slot, which this backend uses: "opaque:0".
+[[maybe_unused]] const bool g_named = (set_private_use1_name("opaque"), true);
+
 void* tag(void* host) {
   return host == nullptr ? nullptr
                          : reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(host) | Opaque::kTag);

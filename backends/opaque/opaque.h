@@ -35,7 +35,8 @@ namespace custody {
 
 struct Opaque {
   static constexpr const char* name = "opaque";
-  static Device device() { return Device{DeviceType::kOpaque, 0}; }
+  // core's generic device slot (kPrivateUse1), printed "opaque:0" (opaque.cc names it).
+  static Device device() { return Device{DeviceType::kPrivateUse1, 0}; }
   static bool available() { return true; }
 
   // Tagged addresses of host memory from a caching host allocator of its own

@@ -37,6 +37,13 @@ TEST(OpaqueDeathTest, ReadingItsMemoryFromTheHostFaults) {
   Opaque::deallocate(*p, 64);
 }
 
+// core knows no "opaque" device: the backend uses the generic slot and names it.
+TEST(Opaque, NamesCoresGenericDeviceSlot) {
+  EXPECT_EQ(Opaque::device().type(), DeviceType::kPrivateUse1);
+  EXPECT_EQ(Opaque::device().str(), "opaque:0");
+  EXPECT_EQ(Device(DeviceType::kCUDA, 1).str(), "cuda:1");
+}
+
 TEST(Opaque, CopiesTranslateAndAreCounted) {
   absl::StatusOr<void*> p = Opaque::allocate(16);
   ASSERT_TRUE(p.ok());

@@ -50,7 +50,7 @@ namespace {
 // memory runs out on its own (Note [Pressure trigger]). A slot per (type,
 // index); indices past kIndicesPerType share the type's last slot.
 constexpr int kIndicesPerType = 16;
-constexpr int kDeviceTypes = 3;  // DeviceType: kCPU, kCUDA, kOpaque
+constexpr int kDeviceTypes = kNumDeviceTypes;
 int device_slot(Device d) {
   const int type = std::min(static_cast<int>(d.type()), kDeviceTypes - 1);
   return type * kIndicesPerType + std::clamp(d.index(), 0, kIndicesPerType - 1);
