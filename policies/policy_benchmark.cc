@@ -27,11 +27,17 @@
 #include <type_traits>
 
 #include "benchmark/benchmark.h"
+#include "policies/gc/benchmark_counters.h"
+#include "testing/all_policies.h"
+#include "testing/host_backends.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/libtorch_peers.h"
 
 namespace custody::bench {
 namespace {
+
+using custody::testing::AllPolicies;
+using custody::testing::HostBackends;
 
 constexpr int64_t kBulkEvery = 1000;
 

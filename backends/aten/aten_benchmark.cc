@@ -13,12 +13,16 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "backends/aten/aten.h"
 #include "benchmark/benchmark.h"
+#include "testing/all_policies.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/libtorch_peers.h"
 
 namespace custody::bench {
 namespace {
+
+using custody::testing::AllPolicies;
 
 constexpr int64_t kSizes[] = {1, 1024, 65536};
 

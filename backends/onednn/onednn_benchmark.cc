@@ -37,11 +37,16 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
+#include "testing/all_policies.h"
+#include "testing/host_backends.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/libtorch_peers.h"
 
 namespace custody::bench {
 namespace {
+
+using custody::testing::AllPolicies;
+using custody::testing::HostBackends;
 
 constexpr int64_t k16M = int64_t{16} << 20;
 constexpr int64_t kRows = 4096, kCols = 4096;

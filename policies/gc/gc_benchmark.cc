@@ -20,11 +20,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "policies/gc/benchmark_counters.h"
+#include "policies/gc/testing.h"
+#include "testing/host_backends.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/libtorch_peers.h"
 
 namespace custody::bench {
 namespace {
+
+using custody::testing::HostBackends;
 
 constexpr int64_t kGarbage[] = {0, 16, 256};
 constexpr int64_t kLive = 10000;

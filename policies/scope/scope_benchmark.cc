@@ -18,11 +18,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "policies/scope/scope.h"
+#include "policies/tensor_ptr/tensor_ptr.h"
+#include "testing/host_backends.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/libtorch_peers.h"
 
 namespace custody::bench {
 namespace {
+
+using custody::testing::HostBackends;
 
 constexpr int64_t kCounts[] = {1, 16, 256};
 

@@ -2,11 +2,12 @@
 //
 // tools/bench/bench_util.h — what the *_benchmark.cc files share:
 //
-//   * the lists of policies and backends every benchmark body is registered
-//     for (`AllPolicies`, `HostBackends`, generated from
-//     tools/build_defs/flags.bzl): a benchmark body is written once as a
-//     template over the tensor type and registered in a loop, so a new policy
-//     is benchmarked with no edit here;
+//   * loops over the lists of policies and backends generated from
+//     tools/build_defs/flags.bzl (`for_each_tensor<AllPolicies, HostBackends>`,
+//     each benchmark including the lists it uses): a benchmark body is written
+//     once as a template over the tensor type and registered in a loop, so a
+//     new policy is benchmarked with no edit here. This header names no policy
+//     and no backend;
 //   * benchmark names `<case>/<contender>` (`contender<T>()` is
 //     "tensor_ptr:onednn"; the peers are "libtorch", "onednn_direct",
 //     "omp_loop"), which tools/bench/report.py groups by case;
@@ -39,22 +40,18 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "core/tensor.h"
-#include "policies/gc/gc.h"
-#include "testing/all_policies.h"
-#include "testing/host_backends.h"
 #include "testing/policy_idiom.h"
 #include "testing/type_list.h"
 #include "tools/bench/libtorch_peers.h"
 
 namespace custody::bench {
 
-// Every ownership policy (ALL_POLICIES: the test-only ones too, as the
-// cheapest handles there are) and every host backend, generated from
-// tools/build_defs/flags.bzl (//testing:all_policies, //testing:host_backends).
-using custody::testing::AllPolicies;
+// The loops over the generated lists (testing/type_list.h). A benchmark
+// includes the lists it registers for itself: testing/all_policies.h
+// (AllPolicies: ALL_POLICIES, the test-only ones too, as the cheapest handles
+// there are), testing/host_backends.h (HostBackends).
 using custody::testing::for_each_tensor;
 using custody::testing::for_each_type;
-using custody::testing::HostBackends;
 using custody::testing::TypeList;
 
 // "tensor_ptr:onednn", with an optional variant: "gc:onednn:collect_every_1000".
@@ -98,25 +95,6 @@ benchmark::internal::Benchmark* add_peer(const std::string& case_name, const std
 // its timing loop are released by the body after it.
 template <class Policy>
 using Env = typename custody::testing::PolicyIdiom<Policy>::Region;
-
-// Counters from gc::stats() deltas over a benchmark's timing loop, per
-// iteration: `collections` (by any cause) and `finalized` (references given
-// back by finalizers). Construct before the loop, report() after it.
-class GcCounters {
- public:
-  GcCounters() : start_(gc::stats()) {}
-  void report(benchmark::State& state) const {
-    const gc::Stats now = gc::stats();
-    const auto per_iteration = [](int64_t n) {
-      return benchmark::Counter(static_cast<double>(n), benchmark::Counter::kAvgIterations);
-    };
-    state.counters["collections"] = per_iteration(now.collections - start_.collections);
-    state.counters["finalized"] = per_iteration(now.finalized - start_.finalized);
-  }
-
- private:
-  gc::Stats start_;
-};
 
 // Flat float32 tensors of `sizes` with normal values (custody's Philox stream
 // seeded with `seed`), for inputs created before a timing loop.

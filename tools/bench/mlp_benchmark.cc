@@ -18,6 +18,9 @@
 #include <type_traits>
 
 #include "benchmark/benchmark.h"
+#include "policies/gc/benchmark_counters.h"
+#include "testing/all_policies.h"
+#include "testing/host_backends.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/libtorch_peers.h"
 #include "tools/bench/mlp_step.h"
@@ -25,6 +28,9 @@
 
 namespace custody::bench {
 namespace {
+
+using custody::testing::AllPolicies;
+using custody::testing::HostBackends;
 
 constexpr float kLr = 0.01f;
 const char* const kCase = "mlp_step/64x784-256-10";
