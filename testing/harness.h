@@ -55,6 +55,20 @@ template <class E, class F>
   return ::testing::AssertionFailure() << "did not throw";
 }
 
+// The message of the LifetimeError `f` throws ("<...>" when it throws nothing
+// or something else), for tests that check more of it than ThrowsWith does.
+template <class F>
+std::string lifetime_message(F&& f) {
+  try {
+    f();
+  } catch (const LifetimeError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("<not a LifetimeError: ") + e.what() + ">";
+  }
+  return "<no exception>";
+}
+
 // EXPECTs that `stmt` throws E with a message containing each of the strings that follow.
 #define CUSTODY_EXPECT_THROWS(E, stmt, ...) \
   EXPECT_TRUE(::custody::testing::ThrowsWith<E>([&] { (void)(stmt); }, {__VA_ARGS__}))

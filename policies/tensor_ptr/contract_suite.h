@@ -99,19 +99,7 @@ E item(const T& t) {
 inline I64s vec(IntSpan s) { return I64s(s.begin(), s.end()); }
 inline I64s vec(const Dims& d) { return I64s(d.begin(), d.end()); }
 
-// The message of the LifetimeError `f` throws ("<...>" when it throws nothing or
-// something else).
-template <class F>
-std::string lifetime_message(F&& f) {
-  try {
-    f();
-  } catch (const LifetimeError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<not a LifetimeError: ") + e.what() + ">";
-  }
-  return "<no exception>";
-}
+using ::custody::testing::lifetime_message;
 
 }  // namespace tensor_ptr_contract
 
