@@ -4,10 +4,10 @@ policy does, one per backend for what a backend computes.
     conformance_matrix(combinations = [("tensor_ptr", "onednn"), ...], kernel_backends = ["onednn", ...])
 
 emits, for each pair, `conformance_<policy>_<backend>`: the lifetime suites of //tests/conformance
-(lifetime_suites.h: views, G1-G9, errors, threads, core/nn, the catalogue) plus the policy's own
+(lifetime_suites.h: views, G1-G9, errors, threads, core/nn, the catalogue's lifetime half) plus the policy's own
 contract suite (//policies/<p>:contract_suite), instantiated for BasicTensor<Policy, Backend> by
 instantiate.cc; and, for each backend of `kernel_backends`, `kernels_<backend>`: the kernel suites
-(kernel_suites.h: creation, numerics, the unsigned dtypes) under KERNEL_POLICY, instantiated by
+(kernel_suites.h: creation, numerics, the unsigned dtypes, the catalogue's inputs half) under KERNEL_POLICY, instantiated by
 instantiate_kernels.cc. It also emits test_suites `policy_<p>`, `backend_<b>` (kernels included)
 and `all`.
 
