@@ -63,77 +63,103 @@ CUSTODY_NUMERICS_BINARY(Add, "add", Float64)
 CUSTODY_NUMERICS_BINARY(Add, "add", Int32)
 CUSTODY_NUMERICS_BINARY(Add, "add", Int64)
 CUSTODY_NUMERICS_BINARY(Add, "add", UInt8)
+CUSTODY_NUMERICS_BINARY(Add, "add", Int8)
+CUSTODY_NUMERICS_BINARY(Add, "add", Int16)
 CUSTODY_NUMERICS_BINARY(Add, "add", Bool)
 CUSTODY_NUMERICS_BINARY(Sub, "sub", Float32)
 CUSTODY_NUMERICS_BINARY(Sub, "sub", Float64)
 CUSTODY_NUMERICS_BINARY(Sub, "sub", Int32)
 CUSTODY_NUMERICS_BINARY(Sub, "sub", Int64)
 CUSTODY_NUMERICS_BINARY(Sub, "sub", UInt8)
+CUSTODY_NUMERICS_BINARY(Sub, "sub", Int8)
+CUSTODY_NUMERICS_BINARY(Sub, "sub", Int16)
 CUSTODY_NUMERICS_BINARY(Sub, "sub", Bool)  // bool - bool: both reject; bool - int scalar: int64
 CUSTODY_NUMERICS_BINARY(Mul, "mul", Float32)
 CUSTODY_NUMERICS_BINARY(Mul, "mul", Float64)
 CUSTODY_NUMERICS_BINARY(Mul, "mul", Int32)
 CUSTODY_NUMERICS_BINARY(Mul, "mul", Int64)
 CUSTODY_NUMERICS_BINARY(Mul, "mul", UInt8)
+CUSTODY_NUMERICS_BINARY(Mul, "mul", Int8)
+CUSTODY_NUMERICS_BINARY(Mul, "mul", Int16)
 CUSTODY_NUMERICS_BINARY(Mul, "mul", Bool)
 CUSTODY_NUMERICS_BINARY(Div, "div", Float32)
 CUSTODY_NUMERICS_BINARY(Div, "div", Float64)
 CUSTODY_NUMERICS_BINARY(Div, "div", Int32)
 CUSTODY_NUMERICS_BINARY(Div, "div", Int64)
 CUSTODY_NUMERICS_BINARY(Div, "div", UInt8)
+CUSTODY_NUMERICS_BINARY(Div, "div", Int8)
+CUSTODY_NUMERICS_BINARY(Div, "div", Int16)
 CUSTODY_NUMERICS_BINARY(Div, "div", Bool)
 CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Float32)
 CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Float64)
 CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Int32)
 CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Int64)
 CUSTODY_NUMERICS_BINARY(Maximum, "maximum", UInt8)
+CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Int8)
+CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Int16)
 CUSTODY_NUMERICS_BINARY(Maximum, "maximum", Bool)
 CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Float32)
 CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Float64)
 CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Int32)
 CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Int64)
 CUSTODY_NUMERICS_BINARY(Minimum, "minimum", UInt8)
+CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Int8)
+CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Int16)
 CUSTODY_NUMERICS_BINARY(Minimum, "minimum", Bool)
 CUSTODY_NUMERICS_BINARY(Pow, "pow", Float32)
 CUSTODY_NUMERICS_BINARY(Pow, "pow", Float64)
 CUSTODY_NUMERICS_BINARY(Pow, "pow", Int32)
 CUSTODY_NUMERICS_BINARY(Pow, "pow", Int64)
 CUSTODY_NUMERICS_BINARY(Pow, "pow", UInt8)
+CUSTODY_NUMERICS_BINARY(Pow, "pow", Int8)
+CUSTODY_NUMERICS_BINARY(Pow, "pow", Int16)
 CUSTODY_NUMERICS_BINARY(Eq, "eq", Float32)
 CUSTODY_NUMERICS_BINARY(Eq, "eq", Float64)
 CUSTODY_NUMERICS_BINARY(Eq, "eq", Int32)
 CUSTODY_NUMERICS_BINARY(Eq, "eq", Int64)
 CUSTODY_NUMERICS_BINARY(Eq, "eq", UInt8)
+CUSTODY_NUMERICS_BINARY(Eq, "eq", Int8)
+CUSTODY_NUMERICS_BINARY(Eq, "eq", Int16)
 CUSTODY_NUMERICS_BINARY(Eq, "eq", Bool)
 CUSTODY_NUMERICS_BINARY(Ne, "ne", Float32)
 CUSTODY_NUMERICS_BINARY(Ne, "ne", Float64)
 CUSTODY_NUMERICS_BINARY(Ne, "ne", Int32)
 CUSTODY_NUMERICS_BINARY(Ne, "ne", Int64)
 CUSTODY_NUMERICS_BINARY(Ne, "ne", UInt8)
+CUSTODY_NUMERICS_BINARY(Ne, "ne", Int8)
+CUSTODY_NUMERICS_BINARY(Ne, "ne", Int16)
 CUSTODY_NUMERICS_BINARY(Ne, "ne", Bool)
 CUSTODY_NUMERICS_BINARY(Lt, "lt", Float32)
 CUSTODY_NUMERICS_BINARY(Lt, "lt", Float64)
 CUSTODY_NUMERICS_BINARY(Lt, "lt", Int32)
 CUSTODY_NUMERICS_BINARY(Lt, "lt", Int64)
 CUSTODY_NUMERICS_BINARY(Lt, "lt", UInt8)
+CUSTODY_NUMERICS_BINARY(Lt, "lt", Int8)
+CUSTODY_NUMERICS_BINARY(Lt, "lt", Int16)
 CUSTODY_NUMERICS_BINARY(Lt, "lt", Bool)
 CUSTODY_NUMERICS_BINARY(Le, "le", Float32)
 CUSTODY_NUMERICS_BINARY(Le, "le", Float64)
 CUSTODY_NUMERICS_BINARY(Le, "le", Int32)
 CUSTODY_NUMERICS_BINARY(Le, "le", Int64)
 CUSTODY_NUMERICS_BINARY(Le, "le", UInt8)
+CUSTODY_NUMERICS_BINARY(Le, "le", Int8)
+CUSTODY_NUMERICS_BINARY(Le, "le", Int16)
 CUSTODY_NUMERICS_BINARY(Le, "le", Bool)
 CUSTODY_NUMERICS_BINARY(Gt, "gt", Float32)
 CUSTODY_NUMERICS_BINARY(Gt, "gt", Float64)
 CUSTODY_NUMERICS_BINARY(Gt, "gt", Int32)
 CUSTODY_NUMERICS_BINARY(Gt, "gt", Int64)
 CUSTODY_NUMERICS_BINARY(Gt, "gt", UInt8)
+CUSTODY_NUMERICS_BINARY(Gt, "gt", Int8)
+CUSTODY_NUMERICS_BINARY(Gt, "gt", Int16)
 CUSTODY_NUMERICS_BINARY(Gt, "gt", Bool)
 CUSTODY_NUMERICS_BINARY(Ge, "ge", Float32)
 CUSTODY_NUMERICS_BINARY(Ge, "ge", Float64)
 CUSTODY_NUMERICS_BINARY(Ge, "ge", Int32)
 CUSTODY_NUMERICS_BINARY(Ge, "ge", Int64)
 CUSTODY_NUMERICS_BINARY(Ge, "ge", UInt8)
+CUSTODY_NUMERICS_BINARY(Ge, "ge", Int8)
+CUSTODY_NUMERICS_BINARY(Ge, "ge", Int16)
 CUSTODY_NUMERICS_BINARY(Ge, "ge", Bool)
 #undef CUSTODY_NUMERICS_BINARY
 
@@ -279,6 +305,8 @@ CUSTODY_NUMERICS_REDUCE(Sum, "sum", Float64)
 CUSTODY_NUMERICS_REDUCE(Sum, "sum", Int32)
 CUSTODY_NUMERICS_REDUCE(Sum, "sum", Int64)
 CUSTODY_NUMERICS_REDUCE(Sum, "sum", UInt8)
+CUSTODY_NUMERICS_REDUCE(Sum, "sum", Int8)
+CUSTODY_NUMERICS_REDUCE(Sum, "sum", Int16)
 CUSTODY_NUMERICS_REDUCE(Sum, "sum", Bool)
 CUSTODY_NUMERICS_REDUCE(Mean, "mean", Float32)
 CUSTODY_NUMERICS_REDUCE(Mean, "mean", Float64)
@@ -287,23 +315,31 @@ CUSTODY_NUMERICS_REDUCE(Max, "max", Float64)
 CUSTODY_NUMERICS_REDUCE(Max, "max", Int32)
 CUSTODY_NUMERICS_REDUCE(Max, "max", Int64)
 CUSTODY_NUMERICS_REDUCE(Max, "max", UInt8)
+CUSTODY_NUMERICS_REDUCE(Max, "max", Int8)
+CUSTODY_NUMERICS_REDUCE(Max, "max", Int16)
 CUSTODY_NUMERICS_REDUCE(Max, "max", Bool)
 CUSTODY_NUMERICS_REDUCE(Min, "min", Float32)
 CUSTODY_NUMERICS_REDUCE(Min, "min", Float64)
 CUSTODY_NUMERICS_REDUCE(Min, "min", Int32)
 CUSTODY_NUMERICS_REDUCE(Min, "min", Int64)
 CUSTODY_NUMERICS_REDUCE(Min, "min", UInt8)
+CUSTODY_NUMERICS_REDUCE(Min, "min", Int8)
+CUSTODY_NUMERICS_REDUCE(Min, "min", Int16)
 CUSTODY_NUMERICS_REDUCE(Min, "min", Bool)
 CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", Float32)
 CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", Float64)
 CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", Int32)
 CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", Int64)
 CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", UInt8)
+CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", Int8)
+CUSTODY_NUMERICS_REDUCE(Argmax, "argmax", Int16)
 CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", Float32)
 CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", Float64)
 CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", Int32)
 CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", Int64)
 CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", UInt8)
+CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", Int8)
+CUSTODY_NUMERICS_REDUCE(Argmin, "argmin", Int16)
 #undef CUSTODY_NUMERICS_REDUCE
 
 // mean of integral tensors, argmax/argmin of bool: custody and torch agree
@@ -326,7 +362,7 @@ TYPED_TEST_P(NumericsTest, ReduceIntegralEdgeDtypesAgreeWithTorch) {
 TYPED_TEST_P(NumericsTest, ArgmaxArgminTiesTakeFirstIndex) {
   CUSTODY_NUMERICS_USING;
   using T = TypeParam;
-  for (custody::ScalarType dt : {Float32, Float64, Int32, Int64, UInt8}) {
+  for (custody::ScalarType dt : {Float32, Float64, Int32, Int64, UInt8, Int8, Int16}) {
     SCOPED_TRACE(custody::dtype_name(dt));
     const custody::testing::HostTensor a{dt, {2, 4}, {1, 3, 3, 0, 2, 2, 0, 0}};
     const T t = make<T>(a);
@@ -411,6 +447,12 @@ TYPED_TEST_P(NumericsTest, Matmul_Int64) {
 }
 TYPED_TEST_P(NumericsTest, Matmul_UInt8) {
   custody::testing::numerics::CheckMatmul<TypeParam>(custody::ScalarType::Byte);
+}
+TYPED_TEST_P(NumericsTest, Matmul_Int8) {
+  custody::testing::numerics::CheckMatmul<TypeParam>(custody::ScalarType::Char);
+}
+TYPED_TEST_P(NumericsTest, Matmul_Int16) {
+  custody::testing::numerics::CheckMatmul<TypeParam>(custody::ScalarType::Short);
 }
 
 // Transposed and otherwise strided operands, 2-D and batched.
@@ -670,6 +712,7 @@ void CheckInplace(const std::string& op) {
   const std::string base = op.substr(0, op.size() - 1);
   const std::vector<std::pair<ScalarType, ScalarType>> dtype_pairs = {
       {Float32, Float32}, {Float64, Float64}, {Int32, Int32}, {Int64, Int64}, {UInt8, UInt8},
+      {Int8, Int8},       {Int16, Int16},     {Int16, Int8},  {Int8, UInt8},  {Int32, Int16},
       {Float32, Float64}, {Float64, Int32},   {Int64, Int32}, {Int32, Int64}, {Int32, Float32},
       {UInt8, Bool},      {Bool, Bool},       {Float32, Bool},
   };
@@ -1111,19 +1154,19 @@ TYPED_TEST_P(NumericsTest, EmptyTensorsEveryOpFamily) {
 REGISTER_TYPED_TEST_SUITE_P(
     NumericsTest,
     // binary, per op and dtype
-    Add_Float32, Add_Float64, Add_Int32, Add_Int64, Add_UInt8, Add_Bool,
-    Sub_Float32, Sub_Float64, Sub_Int32, Sub_Int64, Sub_UInt8, Sub_Bool,
-    Mul_Float32, Mul_Float64, Mul_Int32, Mul_Int64, Mul_UInt8, Mul_Bool,
-    Div_Float32, Div_Float64, Div_Int32, Div_Int64, Div_UInt8, Div_Bool,
-    Maximum_Float32, Maximum_Float64, Maximum_Int32, Maximum_Int64, Maximum_UInt8, Maximum_Bool,
-    Minimum_Float32, Minimum_Float64, Minimum_Int32, Minimum_Int64, Minimum_UInt8, Minimum_Bool,
-    Pow_Float32, Pow_Float64, Pow_Int32, Pow_Int64, Pow_UInt8, Pow_BoolAgreesWithTorch,
-    Eq_Float32, Eq_Float64, Eq_Int32, Eq_Int64, Eq_UInt8, Eq_Bool,
-    Ne_Float32, Ne_Float64, Ne_Int32, Ne_Int64, Ne_UInt8, Ne_Bool,
-    Lt_Float32, Lt_Float64, Lt_Int32, Lt_Int64, Lt_UInt8, Lt_Bool,
-    Le_Float32, Le_Float64, Le_Int32, Le_Int64, Le_UInt8, Le_Bool,
-    Gt_Float32, Gt_Float64, Gt_Int32, Gt_Int64, Gt_UInt8, Gt_Bool,
-    Ge_Float32, Ge_Float64, Ge_Int32, Ge_Int64, Ge_UInt8, Ge_Bool,
+    Add_Float32, Add_Float64, Add_Int32, Add_Int64, Add_UInt8, Add_Int8, Add_Int16, Add_Bool,
+    Sub_Float32, Sub_Float64, Sub_Int32, Sub_Int64, Sub_UInt8, Sub_Int8, Sub_Int16, Sub_Bool,
+    Mul_Float32, Mul_Float64, Mul_Int32, Mul_Int64, Mul_UInt8, Mul_Int8, Mul_Int16, Mul_Bool,
+    Div_Float32, Div_Float64, Div_Int32, Div_Int64, Div_UInt8, Div_Int8, Div_Int16, Div_Bool,
+    Maximum_Float32, Maximum_Float64, Maximum_Int32, Maximum_Int64, Maximum_UInt8, Maximum_Int8, Maximum_Int16, Maximum_Bool,
+    Minimum_Float32, Minimum_Float64, Minimum_Int32, Minimum_Int64, Minimum_UInt8, Minimum_Int8, Minimum_Int16, Minimum_Bool,
+    Pow_Float32, Pow_Float64, Pow_Int32, Pow_Int64, Pow_UInt8, Pow_Int8, Pow_Int16, Pow_BoolAgreesWithTorch,
+    Eq_Float32, Eq_Float64, Eq_Int32, Eq_Int64, Eq_UInt8, Eq_Int8, Eq_Int16, Eq_Bool,
+    Ne_Float32, Ne_Float64, Ne_Int32, Ne_Int64, Ne_UInt8, Ne_Int8, Ne_Int16, Ne_Bool,
+    Lt_Float32, Lt_Float64, Lt_Int32, Lt_Int64, Lt_UInt8, Lt_Int8, Lt_Int16, Lt_Bool,
+    Le_Float32, Le_Float64, Le_Int32, Le_Int64, Le_UInt8, Le_Int8, Le_Int16, Le_Bool,
+    Gt_Float32, Gt_Float64, Gt_Int32, Gt_Int64, Gt_UInt8, Gt_Int8, Gt_Int16, Gt_Bool,
+    Ge_Float32, Ge_Float64, Ge_Int32, Ge_Int64, Ge_UInt8, Ge_Int8, Ge_Int16, Ge_Bool,
     // promotion
     MixedDtypePromotionAllPairs, MixedDtypePromotionExamples, ScalarPromotionAllDtypes,
     ScalarPromotionExamples, ZeroDimTensorPromotion,
@@ -1136,16 +1179,16 @@ REGISTER_TYPED_TEST_SUITE_P(
     Silu_Float32, Silu_Float64, Silu_Integral, Sin_Float32, Sin_Float64, Sin_Integral,
     Cos_Float32, Cos_Float64, Cos_Integral,
     // reductions
-    Sum_Float32, Sum_Float64, Sum_Int32, Sum_Int64, Sum_UInt8, Sum_Bool, Mean_Float32, Mean_Float64,
-    Max_Float32, Max_Float64, Max_Int32, Max_Int64, Max_UInt8, Max_Bool,
-    Min_Float32, Min_Float64, Min_Int32, Min_Int64, Min_UInt8, Min_Bool,
-    Argmax_Float32, Argmax_Float64, Argmax_Int32, Argmax_Int64, Argmax_UInt8,
-    Argmin_Float32, Argmin_Float64, Argmin_Int32, Argmin_Int64, Argmin_UInt8,
+    Sum_Float32, Sum_Float64, Sum_Int32, Sum_Int64, Sum_UInt8, Sum_Int8, Sum_Int16, Sum_Bool, Mean_Float32, Mean_Float64,
+    Max_Float32, Max_Float64, Max_Int32, Max_Int64, Max_UInt8, Max_Int8, Max_Int16, Max_Bool,
+    Min_Float32, Min_Float64, Min_Int32, Min_Int64, Min_UInt8, Min_Int8, Min_Int16, Min_Bool,
+    Argmax_Float32, Argmax_Float64, Argmax_Int32, Argmax_Int64, Argmax_UInt8, Argmax_Int8, Argmax_Int16,
+    Argmin_Float32, Argmin_Float64, Argmin_Int32, Argmin_Int64, Argmin_UInt8, Argmin_Int8, Argmin_Int16,
     ReduceIntegralEdgeDtypesAgreeWithTorch, ArgmaxArgminTiesTakeFirstIndex, ReductionsPropagateNaN, SpecialValuesOnEveryKernelPath,
     // softmax
     Softmax_Float32, Softmax_Float64, LogSoftmax_Float32, LogSoftmax_Float64, SoftmaxIntegralAgreesWithTorch,
     // matmul
-    Matmul_Float32, Matmul_Float64, Matmul_Int32, Matmul_Int64, Matmul_UInt8, MatmulTransposedOperands,
+    Matmul_Float32, Matmul_Float64, Matmul_Int32, Matmul_Int64, Matmul_UInt8, Matmul_Int8, Matmul_Int16, MatmulTransposedOperands,
     MatmulMixedAndBoolDtypesAgreeWithTorch,
     // indexing, cat, where
     IndexSelect_Int64Index, IndexSelect_Int32Index, Embedding_Int64Indices, Embedding_Int32Indices,

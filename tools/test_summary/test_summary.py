@@ -3,6 +3,7 @@
 
     bazel test //... --build_event_json_file=bep.json
     python3 tools/test_summary/test_summary.py --bep bep.json      # the tests of that invocation
+    python3 tools/test_summary/test_summary.py --bep a.json --bep b.json   # of two, added up
     python3 tools/test_summary/test_summary.py [--testlogs DIR]     # every test.xml under DIR
                                                                     # (default: bazel-testlogs)
     python3 tools/test_summary/test_summary.py --xml FILE[=EXIT]... # GoogleTest XML files, no Bazel
@@ -241,18 +242,23 @@ def summarize_xml_files(args):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--bep", help="BEP JSON file (bazel test --build_event_json_file=...)")
+    source.add_argument("--bep", action="append",
+                        help="BEP JSON file (bazel test --build_event_json_file=...); repeat it for "
+                             "several invocations (their counts add up)")
     source.add_argument("--testlogs", help="directory to walk for test.xml (default bazel-testlogs)")
     source.add_argument("--xml", nargs="*", metavar="FILE[=EXIT]",
                         help="GoogleTest XML files, one per test binary run (EXIT: its exit status)")
     parser.add_argument("--quiet", action="store_true", help="print only the summary line")
     args = parser.parse_args(argv)
     if args.bep:
-        if not os.path.exists(args.bep):
-            print("test_summary: no BEP file {}".format(args.bep), file=sys.stderr)
+        missing = [b for b in args.bep if not os.path.exists(b)]
+        if missing:
+            print("test_summary: no BEP file {}".format(", ".join(missing)), file=sys.stderr)
             print(Counts().line())
             return 2
-        total = summarize_bep(args.bep)
+        total = Counts()
+        for bep in args.bep:
+            total.add(summarize_bep(bep))
     elif args.xml is not None:
         total = summarize_xml_files(args.xml)
     else:

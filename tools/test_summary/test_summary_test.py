@@ -96,6 +96,22 @@ class SummaryTest(unittest.TestCase):
         lines = out.getvalue().splitlines()
         return code, lines
 
+    def test_two_invocations_add_up(self):
+        # .ci/run: the test command, then the sanitizer subsets, each with its own BEP file.
+        self.configured("//a:a_test")
+        self.completed("//a:a_test")
+        self.result("//a:a_test", "PASSED", self.write("a/a_test/test.xml", GTEST_PASS_XML))
+        first = self.write("first.json", "\n".join(json.dumps(e) for e in self.events) + "\n")
+        self.events = []
+        self.configured("//b:b_test")
+        self.completed("//b:b_test", success=False)
+        second = self.write("second.json", "\n".join(json.dumps(e) for e in self.events) + "\n")
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = test_summary.main(["--bep", first, "--bep", second])
+        self.assertEqual(out.getvalue().splitlines()[-1], "2 passed, 1 failed, 0 skipped")
+        self.assertEqual(code, 1)
+
     def test_gtest_xml_counts(self):
         counts = test_summary.parse_test_xml(self.write("a/test.xml", GTEST_XML))
         self.assertEqual((counts.passed, counts.failed, counts.skipped), (2, 1, 2))
