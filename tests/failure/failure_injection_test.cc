@@ -3,8 +3,9 @@
 // Allocation-failure injection (Note [Allocation-failure injection],
 // core/reclaim.h): each workload of the compare tool (mlp training steps,
 // llama tokens, an ops round; small configurations, the same code paths) under
-// each policy of ALL_POLICIES on onednn, with its k-th tensor allocation failing, for every k
-// the run makes. Each time: the OutOfMemoryError reaches the caller (or, where
+// each policy of ALL_POLICIES on every backend a test runs without a GPU
+// (//testing:test_backends: onednn, aten, opaque), with its k-th tensor
+// allocation failing, for every k the run makes. Each time: the OutOfMemoryError reaches the caller (or, where
 // a reclaimer freed memory, the retry succeeded and was counted); once the
 // runner is gone nothing is left; and the next run succeeds.
 //
@@ -21,12 +22,12 @@
 #include <iostream>
 #include <string>
 
-#include "backends/onednn/onednn.h"
 #include "core/error.h"
 #include "core/reclaim.h"
 #include "core/stats.h"
 #include "gtest/gtest.h"
 #include "testing/all_policies.h"
+#include "testing/test_backends.h"
 #include "testing/policy_idiom.h"
 #include "testing/type_list.h"
 #include "workloads/llama/llama.h"
@@ -39,8 +40,8 @@
 namespace custody::workloads {
 namespace {
 
-using B = Onednn;
 using custody::testing::AllPolicies;
+using custody::testing::TestBackends;
 using custody::testing::PolicyIdiom;
 
 struct Outcome {
@@ -72,13 +73,14 @@ int64_t give_back_lost(uint64_t since) {
 // Checks the backend is back at `before` (after the policy's Reap gave back
 // what it still held: gc collects, then disposes what the conservative stack
 // scan keeps).
+template <class B>
 void expect_nothing_left(const StatsSnapshot& before, const std::string& what) {
   const StatsSnapshot after = B::stats().snapshot();
   EXPECT_EQ(after.live_tensors, before.live_tensors) << what << ": tensors left";
   EXPECT_EQ(after.bytes_in_use, before.bytes_in_use) << what << ": bytes left";
 }
 
-template <class P, class R, class Data>
+template <class P, class B, class R, class Data>
 Outcome fail_every_allocation(const std::string& name, const Data& data, const RunOptions& options,
                               int steps) {
   using Reap = typename PolicyIdiom<P>::Reap;
@@ -99,7 +101,7 @@ Outcome fail_every_allocation(const std::string& name, const Data& data, const R
       o.allocations = allocation_attempts();
     }
     EXPECT_EQ(give_back_lost<P>(since), 0) << name << ": a clean run loses nothing";
-    expect_nothing_left(before, name + " (clean run)");
+    expect_nothing_left<B>(before, name + " (clean run)");
   }
   EXPECT_GT(o.allocations, 0) << name;
   const bool failed_before = ::testing::Test::HasFailure();
@@ -132,7 +134,7 @@ Outcome fail_every_allocation(const std::string& name, const Data& data, const R
         o.leaked += lost;
       }
     }
-    expect_nothing_left(before, what);
+    expect_nothing_left<B>(before, what);
     if (!failed_before && ::testing::Test::HasFailure()) break;  // one broken index says enough
   }
   // The next run succeeds.
@@ -142,7 +144,7 @@ Outcome fail_every_allocation(const std::string& name, const Data& data, const R
     [[maybe_unused]] Reap reap;
     EXPECT_NO_THROW(run()) << name << ": after the failures";
   }
-  expect_nothing_left(before, name + " (after)");
+  expect_nothing_left<B>(before, name + " (after)");
   return o;
 }
 
@@ -152,11 +154,13 @@ template <template <class, class> class RunnerFor, class Data>
 void every_policy(const std::string& workload, const Data& data, int steps) {
   RunOptions options;
   options.gc_mode = GcMode::kNeither;  // a collecting policy's garbage stays: the reclaimer has work
-  custody::testing::for_each_type(AllPolicies{}, [&]<class P>() {
+  custody::testing::for_each_tensor<AllPolicies, TestBackends>([&]<class T>() {
+    using P = typename T::policy_type;
+    using B = typename T::backend_type;
     const std::string policy = P::name;
-    const Outcome o =
-        fail_every_allocation<P, RunnerFor<P, B>>(workload + "/" + policy, data, options, steps);
-    std::cout << workload << " under " << policy << ": " << o.allocations
+    const Outcome o = fail_every_allocation<P, B, RunnerFor<P, B>>(
+        workload + "/" + policy + " on " + B::name, data, options, steps);
+    std::cout << workload << " under " << policy << " on " << B::name << ": " << o.allocations
               << " allocations, each failed once: " << o.thrown << " OutOfMemoryError, " << o.recovered
               << " recovered by collect-and-retry; " << o.leaky_runs << " runs lost " << o.leaked
               << " references (listed by the leak report)\n";

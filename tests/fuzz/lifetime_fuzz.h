@@ -26,7 +26,8 @@
 //                      moved to the thread, which drops it)
 //   8 EXTRA    x ...   the policy's own op (Rules<P>::extra): manual retain; scope open / close (any
 //                      open scope, out of order too) / move_to_outer / detach / attach; gc collect;
-//                      tensor_ptr std::move of a handle; dispose alias-of-alias dispose
+//                      tensor_ptr std::move of a handle; dispose: is_disposed() of a slot checked
+//                      against the model; none for counted
 // Slot operands name slots in any state: using a dead or default handle is on purpose (misuse).
 //
 // The model. Slots point at model *references* (what the policy counts: a TensorPtr, a dispose or

@@ -50,11 +50,13 @@ for b in "${B[@]}"; do
   done
 done
 
-# Failure injection: every workload under every policy.
+# Failure injection: every workload under every policy on every host backend.
 "$failure" >"$tmp/failure.txt" 2>&1 || fail "failure_injection_test failed: $(tail -20 "$tmp/failure.txt")"
 for w in mlp llama ops; do
   for p in "${P[@]}"; do
-    grep -q "^$w under $p: " "$tmp/failure.txt" || fail "failure injection: $w never ran under $p"
+    for b in "${B[@]}"; do
+      grep -q "^$w under $p on $b: " "$tmp/failure.txt" || fail "failure injection: $w never ran under $p on $b"
+    done
   done
 done
 
