@@ -21,6 +21,7 @@
 #include "core/sites.h"
 #include "policies/scope/scope.h"
 #include "policies/scope/testing.h"
+#include "testing/disposable_checks.h"
 #include "testing/harness.h"
 
 namespace custody::testing {
@@ -504,6 +505,7 @@ TYPED_TEST_P(ScopeContractTest, UnscopedTensorsWhenAllowedAreCountedOutside) {
 
 TYPED_TEST_P(ScopeContractTest, DisposeGivesBackNowAndTwiceCountsOnce) {
   using T = TypeParam;
+  custody::testing::ExpectDisposeIsIdempotent<T>();  // testing/disposable_checks.h; then scope's counts
   scope::Statistics& st = scope::thread_statistics();
   auto d = scope::new_dispose_scope();
   st.reset();
@@ -583,6 +585,8 @@ TYPED_TEST_P(ScopeContractTest, UseAfterDisposeEverythingSaysSo) {
 
 TYPED_TEST_P(ScopeContractTest, LifetimeErrorNamesTheCreationSiteWhenTracking) {
   using T = TypeParam;
+  custody::testing::ExpectUseAfterDisposeNamesTheCreationSite<T>("ScopeContractTest");
+  // And a tensor its scope disposed names both sites.
   sites::ScopedTracking track(true);
   T a;
   {
@@ -595,12 +599,10 @@ TYPED_TEST_P(ScopeContractTest, LifetimeErrorNamesTheCreationSiteWhenTracking) {
 
 TYPED_TEST_P(ScopeContractTest, DefaultHandleIsUnusable) {
   using T = TypeParam;
+  custody::testing::ExpectDefaultHandleIsUnusable<T>();  // testing/disposable_checks.h
   T a;
-  EXPECT_TRUE(a.is_disposed());
   EXPECT_FALSE(a.is_in_dispose_scope());
-  EXPECT_THROW((void)a.dim(), LifetimeError);
   EXPECT_THROW((void)a.move_to_outer_dispose_scope(), LifetimeError);
-  a.dispose();  // harmless
 }
 
 // ---- exceptions (G9) ---------------------------------------------------------------

@@ -139,6 +139,7 @@ def policy_contract_suite(policy):
         deps = [
             ":" + policy,
             ":testing",
+            "//testing:disposable_checks",
             "//tests/conformance:suites",
             "//third_party:gtest",
         ],
