@@ -140,6 +140,11 @@ TYPED_TEST_P(NnTest, CrossEntropyAndAccuracy) {
   nn::LossAndGrad<T> l = nn::cross_entropy(*logits, *y);
   nn::Temporary<T> g = std::move(l.grad);
   EXPECT_EQ(sizes_vec(g->sizes()), std::vector<int64_t>({2, 3}));
+  // The loss and its gradient are libtorch's (autograd through the same expression).
+  const std::vector<HostTensor> want = oracle_nn("cross_entropy", {host_of(*logits), host_of(*y)});
+  ASSERT_EQ(want.size(), 2u);
+  EXPECT_NEAR(l.loss, want[0].values[0], 1e-6 * (1 + std::abs(want[0].values[0])));
+  EXPECT_TRUE(Close(host_of(*g), want[1], 1e-5, 1e-7));
   nn::Temporary<T> wrong = T::zeros({2, 4});
   EXPECT_THROW(nn::cross_entropy(*logits, *wrong), ShapeError);
 }

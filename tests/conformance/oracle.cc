@@ -230,6 +230,14 @@ std::vector<HostTensor> oracle_nn(const std::string& op, const std::vector<HostT
       const at::Tensor ms = (x * x).mean({-1}, /*keepdim=*/true);
       return {from_tensor(x * at::rsqrt(ms + args.scalar.value_or(1e-5)) * to_tensor(inputs[1]))};
     }
+    if (op == "cross_entropy") {
+      need_inputs(op, inputs, 2);
+      const at::Tensor logits = to_tensor(inputs[0]).set_requires_grad(true);
+      const at::Tensor y = to_tensor(inputs[1]);
+      const at::Tensor loss = -(y * at::log_softmax(logits, 1)).sum() / logits.size(0);
+      loss.backward();
+      return {from_tensor(loss.detach()), from_tensor(logits.grad())};
+    }
     if (op == "mlp_grads") {
       need_inputs(op, inputs, 6);
       const at::Tensor x = to_tensor(inputs[0]), y = to_tensor(inputs[1]);

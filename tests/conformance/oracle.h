@@ -119,6 +119,8 @@ HostTensor oracle(const std::string& op, const std::vector<HostTensor>& inputs,
 // Model pieces in libtorch, for the core/nn suite (float32 inputs):
 //   "linear"     x, weight [out, in] (, bias)   -> {x @ weight.t() + bias}
 //   "rms_norm"   x, weight, args.scalar = eps   -> {x * rsqrt(mean(x², -1) + eps) * weight}
+//   "cross_entropy" logits [N, C], y (one-hot)  -> {loss, d loss / d logits}: the mean
+//                softmax cross-entropy -(y * log_softmax(logits, 1)).sum() / N
 //   "mlp_grads"  x, y (one-hot), w1, b1, w2, b2 -> {loss, dw1, db1, dw2, db2}: the mean
 //                softmax cross-entropy of linear(relu(linear(x, w1, b1)), w2, b2)
 //                against y and its gradients, by torch's autograd.

@@ -234,6 +234,18 @@ std::vector<HostTensor> onednn_oracle_nn(const std::string& op,
       const Ref ms = x.mul(x).mean(-1, /*keepdim=*/true);
       return {host_of(x.mul(ms.add(args.scalar.value_or(1e-5)).rsqrt()).mul(to_tensor(inputs[1])))};
     }
+    if (op == "cross_entropy") {
+      // loss = -(y * log_softmax(logits, 1)).sum() / N; its gradient, as autograd
+      // computes it through div, neg, sum, mul and log_softmax (see mlp_grads).
+      need_inputs(op, inputs, 2);
+      const Ref logits = to_tensor(inputs[0]), y = to_tensor(inputs[1]);
+      const int64_t n = logits.size(0);
+      const Ref ls = logits.log_softmax(1);
+      const Ref loss = y.mul(ls).sum().neg().div(n);
+      const Ref g_ls = y.mul(loss.ones_like().div(n).neg());
+      const Ref g_logits = g_ls.sub(ls.exp().mul(g_ls.sum(1, /*keepdim=*/true)));
+      return {host_of(loss), host_of(g_logits)};
+    }
     if (op == "mlp_grads") {
       need_inputs(op, inputs, 6);
       std::vector<Ref> t;

@@ -666,7 +666,7 @@ TEST_F(OracleOnednnTest, NnLinearAndRmsNorm) {
   ExpectCompared(20);
 }
 
-TEST_F(OracleOnednnTest, NnMlpLossAndGradients) {
+TEST_F(OracleOnednnTest, NnMlpAndCrossEntropyLossAndGradients) {
   for (ScalarType dt : {Float32, Float64}) {
     SCOPED_TRACE(dtype_name(dt));
     const Tol tol = tolerance(dt, Acc::kReduce);
@@ -685,10 +685,13 @@ TEST_F(OracleOnednnTest, NnMlpLossAndGradients) {
       const HostTensor b2 = in_.uniform(dt, {classes}, -0.3, 0.3);
       EXPECT_TRUE(AgreeNn("mlp_grads", {x, onehot, w1, b1, w2, b2}, {}, tol.rtol, tol.atol));
       EXPECT_TRUE(AgreeNn("mlp_grads", {x, soft, w1, b1, w2, b2}, {}, tol.rtol, tol.atol));
+      const HostTensor logits = in_.uniform(dt, {batch, classes}, -3, 3);
+      EXPECT_TRUE(AgreeNn("cross_entropy", {logits, onehot}, {}, tol.rtol, tol.atol));
+      EXPECT_TRUE(AgreeNn("cross_entropy", {logits, soft}, {}, tol.rtol, tol.atol));
     }
   }
   EXPECT_TRUE(AgreeNn("mlp_grads", {in_.uniform(Float32, {2, 3}, -1, 1)}, {}, 0, 0));  // rejected
-  ExpectCompared(12);
+  ExpectCompared(24);
 }
 
 // ---- errors ------------------------------------------------------------------------------------
