@@ -20,7 +20,8 @@ load("//tools/build_defs:flags.bzl", "POLICIES", "selected_policy_defines")
 def _policy_deps(policy_deps, policy):
     return [d.replace("{policy}", policy) for d in policy_deps]
 
-def policy_example(name, srcs, policy_deps = [], deps = [], test_srcs = [], test_args = [], test_size = "small"):
+def policy_example(name, srcs, policy_deps = [], deps = [], test_srcs = [], test_args = [], test_data = [],
+                   test_size = "small"):
     native.cc_binary(
         name = name,
         srcs = srcs,
@@ -42,6 +43,6 @@ def policy_example(name, srcs, policy_deps = [], deps = [], test_srcs = [], test
                 name = variant + "_test",
                 size = test_size,
                 srcs = test_srcs,
-                data = [":" + variant],
+                data = [":" + variant] + test_data,
                 args = ["$(location :{})".format(variant), p] + test_args,
             )
