@@ -2,8 +2,8 @@
 """Smoke test of tools/compare: runs `compare --quick --all_backends` and checks
 the JSON's shape and the values a reader relies on (never timing ratios):
 
-  * every workload on every backend, each with the five policies, the three gc
-    runs and the libtorch peer, in that order;
+  * every workload on every host backend, each with every policy but gc (in
+    POLICIES order), the three gc runs and the libtorch peer, in that order;
   * step times present and positive, min <= median, one per step;
   * memory (exact byte counts, deterministic): the live-set lower bound is > 0
     and never above the peak; scope, dispose, manual and tensor_ptr stay within
@@ -17,7 +17,7 @@ the JSON's shape and the values a reader relies on (never timing ratios):
     ours without trigger or collection;
   * lines of code counted for every policy; a PNG per workload and backend.
 
-    compare_test.py path/to/compare
+    compare_test.py --policies=tensor_ptr,dispose,scope,gc,manual --backends=onednn,aten path/to/compare
 """
 
 import json
@@ -27,11 +27,13 @@ import sys
 import tempfile
 import unittest
 
-POLICIES = ["tensor_ptr", "dispose", "scope", "manual"]
+# Set from the command line (tools/compare/BUILD passes POLICIES and HOST_BACKENDS of
+# tools/build_defs/flags.bzl): the deterministic policies, then gc's three runs.
+POLICIES = []
 GC_RUNS = ["gc:collect_every_step", "gc:trigger_8MiB", "gc:no_collection"]
-CONTENDERS = POLICIES + GC_RUNS + ["libtorch"]
+CONTENDERS = []
 WORKLOADS = ["mlp", "llama", "ops"]
-BACKENDS = ["onednn", "aten"]
+BACKENDS = []
 QUICK_STEPS = {"mlp": 20, "llama": 8, "ops": 10}
 
 
@@ -120,5 +122,8 @@ class CompareQuickTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    POLICIES[:] = [p for p in sys.argv.pop(1).split("=", 1)[1].split(",") if p != "gc"]
+    BACKENDS[:] = sys.argv.pop(1).split("=", 1)[1].split(",")
+    CONTENDERS[:] = POLICIES + GC_RUNS + ["libtorch"]
     COMPARE = sys.argv.pop(1)
     unittest.main()
