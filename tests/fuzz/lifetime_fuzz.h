@@ -288,6 +288,23 @@ struct DefaultRules {
   static void settle() {}
 };
 
+// The rules of a policy whose handles each own one reference (tensor_ptr,
+// counted): copying a handle makes a new reference, the last handle gives it
+// back, release() empties the handle, THREAD moves the handle to another
+// thread, which uses and drops it there; use_count() is the model's count.
+template <class P>
+struct OwningHandleRules : DefaultRules<P> {
+  using H = Harness<P>;
+  using T = BasicTensor<P, Backend>;
+  static constexpr bool kCopyIsNewRef = true;
+  struct State {};
+  static bool last_handle_releases(const MRef&) { return true; }
+  static void release(H& h, int s);
+  static void thread(H& h, int s);
+  static void extra(H&, Reader&) {}
+  static void check_slot(H& h, int s);
+};
+
 template <class P>
 struct Harness {
   using T = BasicTensor<P, Backend>;
@@ -551,6 +568,40 @@ template <class P>
 void DefaultRules<P>::release(H& h, int s) {
   custody::release(h.slots[s]);
   if (h.m.slot[s] >= 0) h.m.release(h.m.slot[s]);
+}
+
+template <class P>
+void OwningHandleRules<P>::release(H& h, int s) {
+  custody::release(h.slots[s]);
+  const int r = h.m.slot[s];
+  if (r < 0) return;
+  h.m.refs[r].handles--;
+  h.m.release(r);
+  h.m.slot[s] = -1;
+}
+
+template <class P>
+void OwningHandleRules<P>::thread(H& h, int s) {
+  const int r = h.m.slot[s];
+  const int64_t numel = r >= 0 ? Numel(h.m.tensor_of(s).sizes) : -1;
+  T t = std::move(h.slots[s]);
+  h.m.slot[s] = -1;
+  bool ok = true;
+  std::thread th([t = std::move(t), numel, &ok]() mutable {
+    ok = numel_as_modelled(t, numel);
+    custody::release(t);
+  });
+  th.join();
+  if (!ok) h.fail("thread: the handle did not behave as the model says");
+  if (r >= 0) {
+    h.m.refs[r].handles--;
+    h.m.release(r);
+  }
+}
+
+template <class P>
+void OwningHandleRules<P>::check_slot(H& h, int s) {
+  if (h.slots[s].use_count() != h.m.tensor_of(s).refs) h.fail("use_count differs from the model");
 }
 
 // Runs one program; aborts on any disagreement with the model, or when anything is left at the end.
