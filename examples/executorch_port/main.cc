@@ -9,8 +9,11 @@
 //
 //   ./bazelw run //examples/executorch_port
 //
-// main_test compares the output with expected_output.txt: what ExecuTorch's
-// documented semantics give for the same program (see each step's comment).
+// main_test compares the output with expected_output.txt, written by hand from
+// ExecuTorch's documented semantics (each step's comment says which rule gives
+// its line). It was not produced by running ExecuTorch itself, which this
+// workspace cannot build; a difference from ExecuTorch's real output would be
+// a misreading of its documentation, found only by running both.
 
 // #include <executorch/extension/tensor/tensor.h>
 #include "policies/tensor_ptr/executorch.h"
