@@ -86,6 +86,22 @@ struct ReleaseCreatedSince {
   ~ReleaseCreatedSince() { ReleaseSince(since); }
 };
 
+// The idiom of a policy whose model loses a temporary an error skipped (no
+// owner gives it back: dispose without `using`, manual's golden rule) and that
+// tracks who created what: its Guard gives back what the test created, and its
+// leak report (a `leak_report()` list and `live_references()`) says what was
+// lost. Its arguments are the policy's functions of those names.
+template <auto LeakReport, int64_t (*LiveReferences)(), uint64_t (*NextSerial)(),
+          void (*ReleaseSince)(uint64_t)>
+struct LosesOnErrorIdiom : DefaultPolicyIdiom {
+  using Guard = ReleaseCreatedSince<NextSerial, ReleaseSince>;
+  static constexpr bool kLosesOnError = true;
+  static int64_t reported_leaks() { return static_cast<int64_t>(LeakReport().size()); }
+  static int64_t live_references() { return LiveReferences(); }
+  static uint64_t next_serial() { return NextSerial(); }
+  static void release_since(uint64_t serial) { ReleaseSince(serial); }
+};
+
 }  // namespace custody::testing
 
 #endif  // CUSTODY_TESTING_POLICY_IDIOM_H_

@@ -14,20 +14,11 @@
 
 namespace custody::testing {
 
+// A temporary an error skipped is lost (no owner frees it) and listed by leak_report().
 template <>
-struct PolicyIdiom<dispose::Policy> : DefaultPolicyIdiom {
-  using Guard = ReleaseCreatedSince<&dispose::testing::next_serial,
-                                    &dispose::testing::release_created_on_this_thread_since>;
-
-  // A temporary an error skipped is lost (no owner frees it) and listed by leak_report().
-  static constexpr bool kLosesOnError = true;
-  static int64_t reported_leaks() { return static_cast<int64_t>(dispose::leak_report().size()); }
-  static int64_t live_references() { return dispose::live_references(); }
-  static uint64_t next_serial() { return dispose::testing::next_serial(); }
-  static void release_since(uint64_t serial) {
-    dispose::testing::release_created_on_this_thread_since(serial);
-  }
-};
+struct PolicyIdiom<dispose::Policy>
+    : LosesOnErrorIdiom<&dispose::leak_report, &dispose::live_references, &dispose::testing::next_serial,
+                        &dispose::testing::release_created_on_this_thread_since> {};
 
 }  // namespace custody::testing
 

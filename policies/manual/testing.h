@@ -17,20 +17,11 @@ namespace custody::testing {
 // The generic suites release every handle they name but also chain
 // temporaries (`values_of(a.mul(b))`); under manual those are unfreed +1
 // references, so the idiom frees whatever the body created on its thread.
+// A temporary an error skipped is lost (no owner frees it) and listed by leak_report().
 template <>
-struct PolicyIdiom<manual::Policy> : DefaultPolicyIdiom {
-  using Guard = ReleaseCreatedSince<&manual::testing::next_serial,
-                                    &manual::testing::release_created_on_this_thread_since>;
-
-  // A temporary an error skipped is lost (no owner frees it) and listed by leak_report().
-  static constexpr bool kLosesOnError = true;
-  static int64_t reported_leaks() { return static_cast<int64_t>(manual::leak_report().size()); }
-  static int64_t live_references() { return manual::live_references(); }
-  static uint64_t next_serial() { return manual::testing::next_serial(); }
-  static void release_since(uint64_t serial) {
-    manual::testing::release_created_on_this_thread_since(serial);
-  }
-};
+struct PolicyIdiom<manual::Policy>
+    : LosesOnErrorIdiom<&manual::leak_report, &manual::live_references, &manual::testing::next_serial,
+                        &manual::testing::release_created_on_this_thread_since> {};
 
 }  // namespace custody::testing
 

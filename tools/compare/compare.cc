@@ -252,15 +252,15 @@ int run(int argc, char** argv) {
   std::vector<std::pair<std::string, std::vector<WorkloadPlan>>> planned;
   for (const BackendRun& b : backends) planned.emplace_back(b.name, b.plans(o));
   // Every name --contenders gives must be a contender somewhere: a typo must not measure nothing.
-  for (const std::string& want : o.contenders) {
-    std::vector<std::string> known;
-    for (const auto& [backend, plans] : planned) {
-      for (const WorkloadPlan& plan : plans) {
-        for (const Contender& c : plan.contenders) {
-          if (std::find(known.begin(), known.end(), c.name) == known.end()) known.push_back(c.name);
-        }
+  std::vector<std::string> known;
+  for (const auto& [backend, plans] : planned) {
+    for (const WorkloadPlan& plan : plans) {
+      for (const Contender& c : plan.contenders) {
+        if (std::find(known.begin(), known.end(), c.name) == known.end()) known.push_back(c.name);
       }
     }
+  }
+  for (const std::string& want : o.contenders) {
     if (std::find(known.begin(), known.end(), want) == known.end()) {
       throw InvalidArgument("compare: --contenders names '" + want +
                             "', which is no contender; the contenders: " + absl::StrJoin(known, ", "));
