@@ -10,6 +10,10 @@
 //    nothing for tensor_ptr, a dispose scope for scope, ...).
 //  * G6: after the body and the idiom's cleanup, live tensors, live storages and
 //    bytes in use are back exactly at their values before the test.
+//  * For a test that releases every reference it makes itself
+//    (`expect_released_everything()`), G6 holds before the idiom's cleanup,
+//    and the idiom's guards (the test's and its threads') give back nothing:
+//    the cleanup cannot hide a policy that keeps what it was told to release.
 //
 // Suites are written once as TYPED_TEST_SUITE_P in *_suite.h files and
 // instantiated per combination by //tools/build_defs:matrix.bzl.
@@ -89,32 +93,49 @@ class ConformanceTest : public ::testing::Test {
                                   << "tools/gpu/README.md");
     }
     baseline_ = B::stats().snapshot();
+    gave_back_ = guard_gave_back().load();
     guard_.emplace();
   }
 
   void TearDown() override {
     if (!guard_.has_value()) return;  // skipped
+    if (released_everything_ && check_balance_) {
+      expect_balance("before the policy's idiom cleaned up, in a test that released everything");
+    }
     guard_.reset();
     PolicyIdiom<Policy>::settle();
-    if (check_balance_) {
-      const StatsSnapshot now = B::stats().snapshot();
-      EXPECT_EQ(now.live_tensors, baseline_.live_tensors) << "G6: tensors leaked by the test body";
-      EXPECT_EQ(now.live_storages, baseline_.live_storages) << "G6: storages leaked by the test body";
-      EXPECT_EQ(now.bytes_in_use, baseline_.bytes_in_use) << "G6: bytes leaked by the test body";
+    if (released_everything_) {
+      EXPECT_EQ(guard_gave_back().load() - gave_back_, 0)
+          << "G6: the policy's guards had to give back references of a test that released every "
+             "handle it made: the policy kept what it was told to release";
     }
+    if (check_balance_) expect_balance("by the test body");
   }
 
   // For tests that deliberately keep something alive past the body.
   void skip_balance_check() { check_balance_ = false; }
+  // For tests that give back every reference they make (custody::release on
+  // each handle, on every thread): G6 is checked before the idiom's cleanup
+  // too, and the idiom's guards must give back nothing.
+  void expect_released_everything() { released_everything_ = true; }
   const StatsSnapshot& baseline() const { return baseline_; }
   static StatsSnapshot stats() { return B::stats().snapshot(); }
   // Lets the policy return what it holds back (e.g. runs the collector under gc).
   static void settle_policy() { PolicyIdiom<Policy>::settle(); }
 
  private:
+  void expect_balance(const char* when) const {
+    const StatsSnapshot now = B::stats().snapshot();
+    EXPECT_EQ(now.live_tensors, baseline_.live_tensors) << "G6: tensors leaked " << when;
+    EXPECT_EQ(now.live_storages, baseline_.live_storages) << "G6: storages leaked " << when;
+    EXPECT_EQ(now.bytes_in_use, baseline_.bytes_in_use) << "G6: bytes leaked " << when;
+  }
+
   StatsSnapshot baseline_;
+  int64_t gave_back_ = 0;
   std::optional<typename PolicyIdiom<Policy>::Guard> guard_;
   bool check_balance_ = true;
+  bool released_everything_ = false;
 };
 
 // Row-major values of any tensor as doubles (bool -> 0/1), for comparisons.

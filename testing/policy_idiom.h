@@ -28,6 +28,7 @@
 #ifndef CUSTODY_TESTING_POLICY_IDIOM_H_
 #define CUSTODY_TESTING_POLICY_IDIOM_H_
 
+#include <atomic>
 #include <cstdint>
 
 namespace custody::testing {
@@ -35,14 +36,25 @@ namespace custody::testing {
 template <class Policy>
 struct PolicyIdiom;
 
+// References the policies' Guards have given back so far, over every thread
+// and every policy. A Guard that gives back anything adds it here, so a test
+// that released everything itself can check that its guards (its own and its
+// threads') had nothing left to give back: the guard must not hide a policy
+// that keeps a reference it was told to release
+// (ConformanceTest::expect_released_everything, testing/harness.h).
+inline std::atomic<int64_t>& guard_gave_back() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+
 // What a policy's PolicyIdiom derives from: the idiom of a policy whose
 // handles own their references (tensor_ptr, counted): nothing around code,
 // nothing to settle, nothing lost.
 struct DefaultPolicyIdiom {
   // RAII around every test body: gives back, at its end, every reference this
-  // thread created during the test, so a failing test leaves nothing to the
-  // next one (and so it hides leaks: the tests that check for leaks do not
-  // use it).
+  // thread created during the test and still holds, so a failing test leaves
+  // nothing to the next one, and adds their number to guard_gave_back() (so
+  // that it cannot hide what a policy kept that it was told to release).
   struct Guard {};
 
   // After the handles are gone: lets the policy give back what it still holds
@@ -79,11 +91,14 @@ struct DefaultPolicyIdiom {
 // The Guard of a policy that tracks who created what (dispose, gc, manual):
 // gives back, at the end of the test, every reference this thread created
 // during it, through the two functions each such policy's `testing` namespace
-// offers under the same names.
-template <uint64_t (*NextSerial)(), void (*ReleaseSince)(uint64_t)>
+// offers under the same names (the second returns how many it gave back).
+template <uint64_t (*NextSerial)(), int64_t (*ReleaseSince)(uint64_t)>
 struct ReleaseCreatedSince {
   uint64_t since = NextSerial();
-  ~ReleaseCreatedSince() { ReleaseSince(since); }
+  ReleaseCreatedSince() = default;
+  ReleaseCreatedSince(const ReleaseCreatedSince&) = delete;
+  ReleaseCreatedSince& operator=(const ReleaseCreatedSince&) = delete;
+  ~ReleaseCreatedSince() { guard_gave_back().fetch_add(ReleaseSince(since)); }
 };
 
 // The idiom of a policy whose model loses a temporary an error skipped (no
@@ -92,7 +107,7 @@ struct ReleaseCreatedSince {
 // leak report (a `leak_report()` list and `live_references()`) says what was
 // lost. Its arguments are the policy's functions of those names.
 template <auto LeakReport, int64_t (*LiveReferences)(), uint64_t (*NextSerial)(),
-          void (*ReleaseSince)(uint64_t)>
+          int64_t (*ReleaseSince)(uint64_t)>
 struct LosesOnErrorIdiom : DefaultPolicyIdiom {
   using Guard = ReleaseCreatedSince<NextSerial, ReleaseSince>;
   static constexpr bool kLosesOnError = true;

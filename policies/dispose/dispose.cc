@@ -223,10 +223,10 @@ namespace testing {
 
 uint64_t next_serial() { return internal::g_serials.fence(); }
 
-void release_created_on_this_thread_since(uint64_t since) {
+int64_t release_created_on_this_thread_since(uint64_t since) {
   using internal::Alias;
   internal::Registry* r = internal::ThisThread::current();
-  if (r == nullptr) return;  // this thread made no alias (or is exiting)
+  if (r == nullptr) return 0;  // this thread made no alias (or is exiting)
   const uint64_t me = policy_internal::this_thread_number();
   std::vector<TensorImpl*> refs;
   {
@@ -250,6 +250,7 @@ void release_created_on_this_thread_since(uint64_t since) {
   // The references go back outside the lock (releasing one may free memory
   // and run a from_blob deleter, which may make or dispose aliases).
   for (TensorImpl* p : refs) ImplRef(kAdopt, p).reset();
+  return static_cast<int64_t>(refs.size());
 }
 
 }  // namespace testing

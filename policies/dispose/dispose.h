@@ -243,7 +243,8 @@ void set_track_sites(bool on);
 
 namespace testing {
 // Disposes every alias created on this thread since `since_serial` (the test idiom).
-void release_created_on_this_thread_since(uint64_t since_serial);
+// Returns how many references it gave back.
+int64_t release_created_on_this_thread_since(uint64_t since_serial);
 // A bound on serials: every alias created after this call (on this thread, or
 // on any thread that happens after it) has a serial >= the result, every alias
 // created before it a smaller one. Serials grow along each thread; across

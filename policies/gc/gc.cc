@@ -678,7 +678,7 @@ bool scans_static_data_of(const char* path) {
 
 uint64_t next_serial() { return internal::g_serials.fence(); }
 
-void release_created_on_this_thread_since(uint64_t since) {
+int64_t release_created_on_this_thread_since(uint64_t since) {
   const uint64_t me = policy_internal::this_thread_number();
   std::vector<TensorImpl*> refs;
   {
@@ -696,6 +696,7 @@ void release_created_on_this_thread_since(uint64_t since) {
   internal::counters().disposed.fetch_add(static_cast<int64_t>(refs.size()),
                                           std::memory_order_relaxed);
   for (TensorImpl* p : refs) internal::give_back(p);
+  return static_cast<int64_t>(refs.size());
 }
 
 }  // namespace testing

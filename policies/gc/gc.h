@@ -547,8 +547,9 @@ namespace testing {
 // current setting (Note [Static roots]).
 bool scans_static_data_of(const char* path);
 // The test idiom (PolicyIdiom<gc::Policy>): disposes every alias created on
-// this thread since `since_serial` that still holds a reference.
-void release_created_on_this_thread_since(uint64_t since_serial);
+// this thread since `since_serial` that still holds a reference. Returns how
+// many references it gave back.
+int64_t release_created_on_this_thread_since(uint64_t since_serial);
 uint64_t next_serial();
 }  // namespace testing
 

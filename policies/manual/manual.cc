@@ -548,9 +548,9 @@ namespace testing {
 
 uint64_t next_serial() { return internal::g_serials.fence(); }
 
-void release_created_on_this_thread_since(uint64_t since) {
+int64_t release_created_on_this_thread_since(uint64_t since) {
   internal::Registry* r = internal::ThisThread::current();
-  if (r == nullptr) return;  // this thread made no reference (or is exiting)
+  if (r == nullptr) return 0;  // this thread made no reference (or is exiting)
   const uint64_t me = policy_internal::this_thread_number();
   sites::Site site = sites::capture();
   std::vector<TensorImpl*> dropped;
@@ -588,6 +588,7 @@ void release_created_on_this_thread_since(uint64_t since) {
     }
   }
   for (TensorImpl* p : dropped) ImplRef(kAdopt, p).reset();  // outside the lock
+  return static_cast<int64_t>(dropped.size());
 }
 
 size_t ledger_slots() {

@@ -347,7 +347,8 @@ int64_t refcount(const T& t) {
 uint64_t next_serial();
 // Frees, whatever their counts, the references created on the calling thread
 // with id >= `since` (the per-test idiom: PolicyIdiom<manual::Policy>::Guard).
-void release_created_on_this_thread_since(uint64_t since);
+// Returns how many references it freed.
+int64_t release_created_on_this_thread_since(uint64_t since);
 // Slots in the ledger's slabs (live + free), over all threads: about each
 // thread's peak of live references, in whole chunks. Stays flat under
 // create/free churn.

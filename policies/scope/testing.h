@@ -16,7 +16,17 @@ namespace custody::testing {
 
 template <>
 struct PolicyIdiom<scope::Policy> : DefaultPolicyIdiom {
-  using Guard = scope::DisposeScope;
+  // A dispose scope around the test; what is still registered in it when it
+  // ends is what the guard gave back (a tensor disposed by another thread
+  // stays registered, empty, and counts too: the threads suites dispose on
+  // the creating thread).
+  struct Guard {
+    scope::DisposeScope scope;
+    Guard() = default;
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+    ~Guard() { guard_gave_back().fetch_add(scope.size()); }
+  };
   // Tensors can only be created inside a dispose scope; a body's are disposed when it ends.
   using Region = scope::DisposeScope;
 };

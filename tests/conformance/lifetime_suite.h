@@ -4,7 +4,10 @@
 // backend. Tests follow only what all policies share: `custody::release(t)`
 // gives a handle's reference back (G3), and using a released handle is a
 // LifetimeError (G4). What happens to handles nobody releases is the policy's
-// business (checked by the fixture's G6 check after the policy's idiom runs).
+// business (checked by the fixture's G6 check after the policy's idiom runs);
+// the tests that release every handle by name say so
+// (`expect_released_everything()`), and for them G6 must hold before the idiom
+// cleans up, with nothing left for it to give back.
 
 #ifndef CUSTODY_TESTS_CONFORMANCE_LIFETIME_SUITE_H_
 #define CUSTODY_TESTS_CONFORMANCE_LIFETIME_SUITE_H_
@@ -24,6 +27,7 @@ TYPED_TEST_SUITE_P(LifetimeTest);
 // G1: every op returns a fresh handle; inputs are untouched.
 TYPED_TEST_P(LifetimeTest, G1_OpsReturnFreshHandlesAndLeaveInputsUntouched) {
   using T = TypeParam;
+  this->expect_released_everything();
   auto a = T::from_vector(std::vector<float>{1, 2, 3});
   auto b = T::from_vector(std::vector<float>{10, 20, 30});
   auto c = a.add(b);
@@ -33,33 +37,43 @@ TYPED_TEST_P(LifetimeTest, G1_OpsReturnFreshHandlesAndLeaveInputsUntouched) {
   EXPECT_EQ(values_of(b), std::vector<double>({10, 20, 30}));
   custody::release(c);
   // The inputs stay usable after the result is gone.
-  EXPECT_EQ(values_of(a.mul(b)), std::vector<double>({10, 40, 90}));
+  auto d = a.mul(b);
+  EXPECT_EQ(values_of(d), std::vector<double>({10, 40, 90}));
+  custody::release(d);
+  custody::release(a);
+  custody::release(b);
 }
 
 TYPED_TEST_P(LifetimeTest, G1_ContiguousOfContiguousIsAFreshHandleToTheSameTensor) {
   using T = TypeParam;
+  this->expect_released_everything();
   auto a = T::zeros({2, 2});
   auto c = a.contiguous();
   EXPECT_EQ(&c.impl(), &a.impl());
   custody::release(c);
   EXPECT_EQ(a.numel(), 4) << "releasing the fresh handle must not release the input";
+  custody::release(a);
 }
 
 // G2: alias() is a fresh handle to the same TensorImpl.
 TYPED_TEST_P(LifetimeTest, G2_AliasSharesTheTensorImpl) {
   using T = TypeParam;
+  this->expect_released_everything();
   auto a = T::zeros({3});
   auto b = a.alias();
   EXPECT_EQ(&a.impl(), &b.impl());
-  b.fill_(7);
+  auto filled = b.fill_(7);
   EXPECT_EQ(values_of(a), std::vector<double>({7, 7, 7}));
+  custody::release(filled);
   custody::release(b);
   EXPECT_EQ(values_of(a), std::vector<double>({7, 7, 7})) << "the original survives its alias";
+  custody::release(a);
 }
 
 // G3: release gives the reference back now.
 TYPED_TEST_P(LifetimeTest, G3_ReleaseReturnsMemoryEarly) {
   using T = TypeParam;
+  this->expect_released_everything();
   const StatsSnapshot before = TestFixture::stats();
   auto a = T::zeros({1024});
   EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors + 1);
@@ -71,6 +85,7 @@ TYPED_TEST_P(LifetimeTest, G3_ReleaseReturnsMemoryEarly) {
 
 TYPED_TEST_P(LifetimeTest, G3_ReleaseOfAliasKeepsTheOther) {
   using T = TypeParam;
+  this->expect_released_everything();
   const StatsSnapshot before = TestFixture::stats();
   auto a = T::ones({4});
   auto b = a.alias();
@@ -84,6 +99,7 @@ TYPED_TEST_P(LifetimeTest, G3_ReleaseOfAliasKeepsTheOther) {
 // G4: using a released handle is a LifetimeError, never UB.
 TYPED_TEST_P(LifetimeTest, G4_UseAfterReleaseIsLifetimeError) {
   using T = TypeParam;
+  this->expect_released_everything();
   auto a = T::ones({2});
   auto other = T::ones({2});
   custody::release(a);
@@ -97,6 +113,7 @@ TYPED_TEST_P(LifetimeTest, G4_UseAfterReleaseIsLifetimeError) {
   EXPECT_THROW((void)a.alias(), LifetimeError);
   EXPECT_THROW((void)a.add_(1), LifetimeError);
   EXPECT_THROW((void)a.transpose(0, 0), LifetimeError);
+  custody::release(other);
 }
 
 TYPED_TEST_P(LifetimeTest, G4_LifetimeErrorNamesTheOp) {
@@ -132,6 +149,7 @@ TYPED_TEST_P(LifetimeTest, G4_LifetimeErrorNamesTheOp) {
 // G5: views share Storage; it is freed only after the last view.
 TYPED_TEST_P(LifetimeTest, G5_ViewsShareStorageAndOutliveTheBase) {
   using T = TypeParam;
+  this->expect_released_everything();
   const StatsSnapshot before = TestFixture::stats();
   auto flat = T::arange(0, 12, 1, ScalarType::Float);
   auto base = flat.reshape({3, 4});
@@ -158,16 +176,21 @@ TYPED_TEST_P(LifetimeTest, G5_ViewsShareStorageAndOutliveTheBase) {
 
 TYPED_TEST_P(LifetimeTest, G5_WritesThroughAViewAreSeenByTheBase) {
   using T = TypeParam;
+  this->expect_released_everything();
   auto base = T::zeros({2, 3});
   auto row = base.select(0, 1);
-  row.fill_(5);
+  auto filled = row.fill_(5);
   EXPECT_EQ(values_of(base), std::vector<double>({0, 0, 0, 5, 5, 5}));
-  base.t().select(0, 0).add_(1);
+  auto tr = base.t();
+  auto col = tr.select(0, 0);
+  auto added = col.add_(1);
   EXPECT_EQ(values_of(base), std::vector<double>({1, 0, 0, 6, 5, 5}));
+  for (auto* h : {&base, &row, &filled, &tr, &col, &added}) custody::release(*h);
 }
 
 TYPED_TEST_P(LifetimeTest, G5_FromBlobDeleterRunsOnceAfterTheLastView) {
   using T = TypeParam;
+  this->expect_released_everything();
   using B = typename T::backend_type;
   int calls = 0;
   void* mem = *B::allocate(6 * sizeof(float));
@@ -188,7 +211,9 @@ TYPED_TEST_P(LifetimeTest, G5_FromBlobDeleterRunsOnceAfterTheLastView) {
   EXPECT_EQ(calls, 1);
 }
 
-// G6: loops of temporaries return exactly to the baseline.
+// G6: loops of temporaries return exactly to the baseline: those the policy
+// gives back by its idiom (the fixture's check after it), and, released by
+// name, each step's, before any idiom runs.
 TYPED_TEST_P(LifetimeTest, G6_LoopOfTemporariesLeavesNothing) {
   using T = TypeParam;
   auto x = T::rand({8, 8});
@@ -204,9 +229,35 @@ TYPED_TEST_P(LifetimeTest, G6_LoopOfTemporariesLeavesNothing) {
   }
 }
 
+TYPED_TEST_P(LifetimeTest, G6_StepsReleasedByNameReturnToTheBaselineEachStep) {
+  using T = TypeParam;
+  this->expect_released_everything();
+  auto x = T::rand({8, 8});
+  auto w = T::rand({8, 8});
+  const StatsSnapshot start = TestFixture::stats();
+  for (int step = 0; step < 50; ++step) {
+    auto mm = x.matmul(w);
+    auto act = mm.relu();
+    auto view = act.t();
+    auto shifted = view.add(1.0f);
+    auto alias = shifted.alias();
+    auto in_place = alias.mul_(0.5f);
+    auto y = shifted.softmax(1);
+    auto loss = y.sum();
+    EXPECT_NEAR(loss.template item<float>(), 8.0f, 1e-5f) << "step " << step;
+    for (auto* h : {&mm, &act, &view, &shifted, &alias, &in_place, &y, &loss}) custody::release(*h);
+    const StatsSnapshot now = TestFixture::stats();
+    ASSERT_EQ(now.live_tensors, start.live_tensors) << "step " << step;
+    ASSERT_EQ(now.bytes_in_use, start.bytes_in_use) << "step " << step;
+  }
+  custody::release(x);
+  custody::release(w);
+}
+
 // G8: in-place ops mutate shared data and return fresh handles.
 TYPED_TEST_P(LifetimeTest, G8_InPlaceReturnsFreshHandleToSameTensor) {
   using T = TypeParam;
+  this->expect_released_everything();
   auto a = T::ones({3});
   auto alias = a.alias();
   auto r = a.add_(2);
@@ -217,6 +268,8 @@ TYPED_TEST_P(LifetimeTest, G8_InPlaceReturnsFreshHandleToSameTensor) {
   custody::release(r);
   custody::release(r2);
   EXPECT_EQ(values_of(a), std::vector<double>({9, 9, 9}));
+  custody::release(alias);
+  custody::release(a);
 }
 
 TYPED_TEST_P(LifetimeTest, G8_OverlappingInPlaceOperandIsReadBeforeWrite) {
@@ -246,6 +299,7 @@ TYPED_TEST_P(LifetimeTest, G8_OverlappingInPlaceOperandIsReadBeforeWrite) {
 // G9: an exception inside an op leaks nothing and propagates unchanged.
 TYPED_TEST_P(LifetimeTest, G9_ExceptionsLeakNothing) {
   using T = TypeParam;
+  this->expect_released_everything();
   const StatsSnapshot before = TestFixture::stats();
   auto a = T::zeros({2, 3});
   auto b = T::zeros({3, 2});
@@ -284,7 +338,9 @@ REGISTER_TYPED_TEST_SUITE_P(LifetimeTest, G1_OpsReturnFreshHandlesAndLeaveInputs
                             G4_LifetimeErrorNamesTheOp, G5_ViewsShareStorageAndOutliveTheBase,
                             G5_WritesThroughAViewAreSeenByTheBase,
                             G5_FromBlobDeleterRunsOnceAfterTheLastView,
-                            G6_LoopOfTemporariesLeavesNothing, G8_InPlaceReturnsFreshHandleToSameTensor,
+                            G6_LoopOfTemporariesLeavesNothing,
+                            G6_StepsReleasedByNameReturnToTheBaselineEachStep,
+                            G8_InPlaceReturnsFreshHandleToSameTensor,
                             G8_OverlappingInPlaceOperandIsReadBeforeWrite, G9_ExceptionsLeakNothing,
                             G9_UserExceptionsPropagateUnchanged);
 

@@ -2,7 +2,9 @@
 //
 // Threads (G7): refcounts are atomic; tensors may be used and released from
 // several threads as the policy allows. Each thread works inside the policy's
-// idiom (`PolicyIdiom<P>::Guard`, e.g. its own dispose scope).
+// idiom (`PolicyIdiom<P>::Guard`, e.g. its own dispose scope) and releases
+// every handle it makes by name, so the guards must find nothing to give back
+// (ConformanceTest::expect_released_everything).
 
 #ifndef CUSTODY_TESTS_CONFORMANCE_THREADS_SUITE_H_
 #define CUSTODY_TESTS_CONFORMANCE_THREADS_SUITE_H_
@@ -22,6 +24,7 @@ TYPED_TEST_SUITE_P(ThreadsTest);
 TYPED_TEST_P(ThreadsTest, G7_IndependentThreadsLeaveNothing) {
   using T = TypeParam;
   using Policy = typename T::policy_type;
+  this->expect_released_everything();
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i) {
@@ -29,10 +32,11 @@ TYPED_TEST_P(ThreadsTest, G7_IndependentThreadsLeaveNothing) {
       [[maybe_unused]] typename PolicyIdiom<Policy>::Guard guard;
       for (int step = 0; step < 200; ++step) {
         auto a = T::full(std::vector<int64_t>{4, 4}, static_cast<float>(i));
-        auto b = a.add(1.0f).mul(2.0f).sum();
+        auto plus = a.add(1.0f);
+        auto twice = plus.mul(2.0f);
+        auto b = twice.sum();
         if (b.template item<float>() != 16.0f * 2.0f * (i + 1)) failures++;
-        custody::release(a);
-        custody::release(b);
+        for (auto* h : {&a, &plus, &twice, &b}) custody::release(*h);
       }
     });
   }
@@ -43,6 +47,7 @@ TYPED_TEST_P(ThreadsTest, G7_IndependentThreadsLeaveNothing) {
 TYPED_TEST_P(ThreadsTest, G7_SharedInputReadConcurrently) {
   using T = TypeParam;
   using Policy = typename T::policy_type;
+  this->expect_released_everything();
   auto shared = T::arange(0, 64, 1, ScalarType::Float);
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
@@ -62,7 +67,10 @@ TYPED_TEST_P(ThreadsTest, G7_SharedInputReadConcurrently) {
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(failures.load(), 0);
-  EXPECT_EQ(values_of(shared.sum()), std::vector<double>({2016}));
+  auto total = shared.sum();
+  EXPECT_EQ(values_of(total), std::vector<double>({2016}));
+  custody::release(total);
+  custody::release(shared);
 }
 
 REGISTER_TYPED_TEST_SUITE_P(ThreadsTest, G7_IndependentThreadsLeaveNothing,
