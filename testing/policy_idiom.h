@@ -66,6 +66,12 @@ struct DefaultPolicyIdiom {
   // only through no fault of the code (gc: what the conservative scan of this
   // thread's stack still finds). Leaks of the code itself stay visible.
   struct Reap {};
+  // What the last Reap on this thread gave back after its collection, and the
+  // most it may (gc: the measured bound of Note [Garbage the scan keeps],
+  // tests/fuzz/lifetime_gc_fuzz_test.cc): code that reaches its Reap having
+  // leaked more than that fails, even though the Reap cleaned it up.
+  static int64_t last_reaped() { return 0; }
+  static constexpr int64_t kScanKeeps = 0;
 
   // RAII: what the idiom needs open around a body of generic code that creates
   // tensors (a benchmark body, a stress iteration): a dispose scope under

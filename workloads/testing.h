@@ -37,6 +37,9 @@ void run_one(const std::string& name, const Data& data, const RunOptions& option
     check(name + ":" + B::name, static_cast<Runner&>(runner));
     runner.finish();
   }
+  using Idiom = custody::testing::PolicyIdiom<P>;
+  EXPECT_LE(Idiom::last_reaped(), Idiom::kScanKeeps)
+      << "references the run left to its Reap: more than the conservative scan keeps (a leak)";
   const StatsSnapshot after = B::stats().snapshot();
   EXPECT_EQ(after.live_tensors, before.live_tensors) << "tensors left after finish()";
   EXPECT_EQ(after.bytes_in_use, before.bytes_in_use) << "bytes left after finish()";

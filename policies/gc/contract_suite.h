@@ -55,6 +55,10 @@ inline int64_t collect_clean() {
   return gc::collect();
 }
 
+// The most unreachable aliases one collection may leave to the conservative scan of this thread's
+// dead stack, measured (tests/fuzz/lifetime_gc_fuzz_test.cc, Note [Garbage the scan keeps]).
+inline constexpr int64_t kScanKeeps = PolicyIdiom<gc::Policy>::kScanKeeps;
+
 // `n` tensors of `numel` floats whose handles die in this frame: garbage.
 template <class T>
 __attribute__((noinline)) void drop_tensors(int n, int64_t numel) {
@@ -175,11 +179,17 @@ TYPED_TEST_P(GcContractTest, DroppedHandlesReturnMemoryAfterCollect) {
   const StatsSnapshot before = TestFixture::stats();
   const int64_t fin = TestFixture::finalized();
   gc_contract::drop_tensors<T>(1000, 256);  // 1 KiB each
-  EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors + 1000);
+  // Each still live, or finalized by a collection libgc ran on its own while they were made.
+  EXPECT_EQ(TestFixture::stats().live_tensors - before.live_tensors + (TestFixture::finalized() - fin),
+            1000);
   gc_contract::collect_clean();
-  EXPECT_GE(TestFixture::finalized() - fin, 900) << "of 1000 unreachable aliases, >= 90% finalized";
-  EXPECT_LE(TestFixture::stats().live_tensors, before.live_tensors + 100);
-  EXPECT_LE(TestFixture::stats().bytes_in_use, before.bytes_in_use + 100 * 1024);
+  // All but what the conservative scan still finds on the dead stack: at most a few (the bound of
+  // tests/fuzz/lifetime_gc_fuzz_test.cc, Note [Garbage the scan keeps]); a leak of one alias in a
+  // hundred fails.
+  const int64_t kept = 1000 - (TestFixture::finalized() - fin);
+  EXPECT_LE(kept, gc_contract::kScanKeeps) << "of 1000 unreachable aliases, " << kept << " not finalized";
+  EXPECT_LE(TestFixture::stats().live_tensors, before.live_tensors + gc_contract::kScanKeeps);
+  EXPECT_LE(TestFixture::stats().bytes_in_use, before.bytes_in_use + gc_contract::kScanKeeps * 1024);
 }
 
 TYPED_TEST_P(GcContractTest, HandleDestructorReturnsNothing) {

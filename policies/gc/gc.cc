@@ -699,5 +699,40 @@ int64_t release_created_on_this_thread_since(uint64_t since) {
   return static_cast<int64_t>(refs.size());
 }
 
+std::vector<uint64_t> still_holding(const std::vector<uint64_t>& serials) {
+  std::vector<uint64_t> held;
+  {
+    internal::Registry& r = internal::registry();
+    SpinLockHolder lock(&r.mu);
+    r.live.for_each([&](internal::Alias* a) { held.push_back(a->serial); });
+  }
+  std::sort(held.begin(), held.end());
+  std::vector<uint64_t> out;
+  for (uint64_t s : serials) {
+    if (std::binary_search(held.begin(), held.end(), s)) out.push_back(s);
+  }
+  return out;
+}
+
+int64_t dispose_serials(const std::vector<uint64_t>& serials) {
+  std::vector<uint64_t> sorted = serials;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<TensorImpl*> refs;
+  {
+    internal::Registry& r = internal::registry();
+    SpinLockHolder lock(&r.mu);
+    r.live.for_each([&](internal::Alias* a) {
+      if (!std::binary_search(sorted.begin(), sorted.end(), a->serial)) return;
+      refs.push_back(a->impl.exchange(nullptr, std::memory_order_acq_rel));
+      a->state.store(internal::AliasState::kDisposed, std::memory_order_release);
+      r.live.erase(a);
+    });
+  }
+  internal::counters().disposed.fetch_add(static_cast<int64_t>(refs.size()),
+                                          std::memory_order_relaxed);
+  for (TensorImpl* p : refs) internal::give_back(p);
+  return static_cast<int64_t>(refs.size());
+}
+
 }  // namespace testing
 }  // namespace custody::gc

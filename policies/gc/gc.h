@@ -308,6 +308,10 @@ void clear_pins();
 
 }  // namespace internal
 
+namespace testing {
+struct Access;
+}  // namespace testing
+
 struct Policy {
   static constexpr const char* name = "gc";
 
@@ -341,6 +345,7 @@ struct Policy {
     void release_reference() { dispose(); }
 
    private:
+    friend struct testing::Access;
     internal::Alias* alias_ = nullptr;
   };
 };
@@ -551,6 +556,25 @@ bool scans_static_data_of(const char* path);
 // many references it gave back.
 int64_t release_created_on_this_thread_since(uint64_t since_serial);
 uint64_t next_serial();
+
+// For tests that follow particular aliases through collections (the lifetime
+// fuzzer's garbage mode): the serial of the alias a handle refers to (0 for a
+// default handle), ...
+struct Access {
+  template <class Handle>
+  static uint64_t serial_of(const Handle& h) {
+    return h.alias_ == nullptr ? 0 : h.alias_->serial;
+  }
+};
+template <class Handle>
+uint64_t serial_of(const Handle& h) {
+  return Access::serial_of(h);
+}
+// ... which of the aliases with these serials still hold their reference
+// (neither disposed nor finalized), in the order given, ...
+std::vector<uint64_t> still_holding(const std::vector<uint64_t>& serials);
+// ... and disposes those of them that still do; returns how many it disposed.
+int64_t dispose_serials(const std::vector<uint64_t>& serials);
 }  // namespace testing
 
 }  // namespace custody::gc

@@ -30,7 +30,9 @@ struct PolicyIdiom<gc::Policy> : DefaultPolicyIdiom {
   static void settle() { gc::collect(); }
 
   // A collection, then the aliases created since that the conservative scan of
-  // this thread's stack still keeps (dead to the code, found by the scan).
+  // this thread's stack still keeps (dead to the code, found by the scan), or
+  // that the code leaked: last_reaped() says how many, kScanKeeps how many the
+  // scan alone may keep.
   struct Reap {
     uint64_t since = gc::testing::next_serial();
     Reap() = default;
@@ -38,9 +40,12 @@ struct PolicyIdiom<gc::Policy> : DefaultPolicyIdiom {
     Reap& operator=(const Reap&) = delete;
     ~Reap() {
       gc::collect();
-      gc::testing::release_created_on_this_thread_since(since);
+      reaped = gc::testing::release_created_on_this_thread_since(since);
     }
+    static inline thread_local int64_t reaped = 0;
   };
+  static int64_t last_reaped() { return Reap::reaped; }
+  static constexpr int64_t kScanKeeps = 3;  // Note [Garbage the scan keeps]
 
   // Start from a collected heap and leave no garbage to the next body.
   struct Region {

@@ -73,8 +73,10 @@ int64_t give_back_lost(uint64_t since) {
 // Checks the backend is back at `before` (after the policy's Reap gave back
 // what it still held: gc collects, then disposes what the conservative stack
 // scan keeps).
-template <class B>
+template <class P, class B>
 void expect_nothing_left(const StatsSnapshot& before, const std::string& what) {
+  EXPECT_LE(PolicyIdiom<P>::last_reaped(), PolicyIdiom<P>::kScanKeeps)
+      << what << ": references left to the Reap, more than the conservative scan keeps (a leak)";
   const StatsSnapshot after = B::stats().snapshot();
   EXPECT_EQ(after.live_tensors, before.live_tensors) << what << ": tensors left";
   EXPECT_EQ(after.bytes_in_use, before.bytes_in_use) << what << ": bytes left";
@@ -101,7 +103,7 @@ Outcome fail_every_allocation(const std::string& name, const Data& data, const R
       o.allocations = allocation_attempts();
     }
     EXPECT_EQ(give_back_lost<P>(since), 0) << name << ": a clean run loses nothing";
-    expect_nothing_left<B>(before, name + " (clean run)");
+    expect_nothing_left<P, B>(before, name + " (clean run)");
   }
   EXPECT_GT(o.allocations, 0) << name;
   const bool failed_before = ::testing::Test::HasFailure();
@@ -134,7 +136,7 @@ Outcome fail_every_allocation(const std::string& name, const Data& data, const R
         o.leaked += lost;
       }
     }
-    expect_nothing_left<B>(before, what);
+    expect_nothing_left<P, B>(before, what);
     if (!failed_before && ::testing::Test::HasFailure()) break;  // one broken index says enough
   }
   // The next run succeeds.
@@ -144,7 +146,7 @@ Outcome fail_every_allocation(const std::string& name, const Data& data, const R
     [[maybe_unused]] Reap reap;
     EXPECT_NO_THROW(run()) << name << ": after the failures";
   }
-  expect_nothing_left<B>(before, name + " (after)");
+  expect_nothing_left<P, B>(before, name + " (after)");
   return o;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -27,10 +28,15 @@ int main(int argc, char** argv) {
     LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
     ++files;
   }
+  // 256 generated inputs, or FUZZ_REPLAY_INPUTS (for longer measurements without libFuzzer).
+  long inputs = 256;
+  if (const char* env = std::getenv("FUZZ_REPLAY_INPUTS"); env != nullptr && std::atol(env) > 0) {
+    inputs = std::atol(env);
+  }
   uint64_t state = 0x9E3779B97F4A7C15ull;  // splitmix64: the same inputs on every run.
   std::vector<uint8_t> bytes;
-  for (int n = 0; n < 256; ++n) {
-    bytes.resize(static_cast<size_t>(n));
+  for (long n = 0; n < inputs; ++n) {
+    bytes.resize(static_cast<size_t>(n % 256));
     for (auto& b : bytes) {
       state += 0x9E3779B97F4A7C15ull;
       uint64_t z = state;
@@ -40,6 +46,6 @@ int main(int argc, char** argv) {
     }
     LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
   }
-  std::printf("fuzz_replay_main: %d corpus files, 256 generated inputs, no crash\n", files);
+  std::printf("fuzz_replay_main: %d corpus files, %ld generated inputs, no crash\n", files, inputs);
   return 0;
 }
