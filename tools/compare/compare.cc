@@ -219,7 +219,11 @@ void write_json(const Options& o, const std::vector<WorkloadResult>& results) {
     const WorkloadResult& r = results[i];
     f << "    {\"workload\": " << json_string(r.plan.name) << ", \"backend\": " << json_string(r.backend)
       << ", \"unit\": " << json_string(r.plan.unit) << ", \"description\": " << json_string(r.plan.description)
-      << ", \"steps\": " << r.plan.steps << ", \"plot\": " << json_string(r.plot) << ",\n     \"contenders\": [\n";
+      << ", \"steps\": " << r.plan.steps << ", \"plot\": " << json_string(r.plot) << ", \"shapes\": {";
+    for (size_t k = 0; k < r.plan.shapes.size(); ++k) {
+      f << (k ? ", " : "") << json_string(r.plan.shapes[k].first) << ": " << r.plan.shapes[k].second;
+    }
+    f << "},\n     \"contenders\": [\n";
     const double peer = r.peer_median_ms();
     for (size_t j = 0; j < r.runs.size(); ++j) {
       const Measurement& m = r.runs[j];

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "workloads/workload.h"
@@ -41,6 +42,9 @@ struct WorkloadPlan {
   std::string unit;         // what one step is: "training step", "token", "round"
   std::string description;
   int64_t steps = 0;
+  // The sizes the workload runs with, by name (JSON "shapes"): what a reader
+  // (and compare_test) computes the expected live set from.
+  std::vector<std::pair<std::string, int64_t>> shapes;
   std::vector<Contender> contenders;  // the libtorch peer last
   std::shared_ptr<const void> data;   // keeps the workload's inputs alive
 };

@@ -75,6 +75,8 @@ WorkloadPlan mlp_plan(const Options& o) {
   p.unit = "training step";
   p.description = "2-layer MLP 128-512-10, batch 128, hand-written backward, in-place SGD";
   p.steps = o.steps > 0 ? o.steps : (o.quick ? 20 : 200);
+  const mlp::MlpConfig& c = d->config;
+  p.shapes = {{"features", c.features}, {"hidden", c.hidden}, {"classes", c.classes}, {"batch", c.batch}};
   p.contenders = policy_contenders<B, Policies, mlp::RunnerFor>(d);
   if constexpr (kLibtorchPeer) {
     p.contenders.push_back({"libtorch", "", [d] { return mlp::make_libtorch_trainer(*d); }});
@@ -98,6 +100,9 @@ WorkloadPlan llama_plan(const Options& o) {
       "llama2 decoder dim %d, %d layers, %d heads, vocab %d (%s), greedy, KV cache", c.dim, c.n_layers,
       c.n_heads, c.vocab_size, o.llama_checkpoint.empty() ? "seeded random weights" : o.llama_checkpoint);
   p.steps = std::min<int64_t>(o.steps > 0 ? o.steps : (o.quick ? 8 : 64), c.seq_len - 2);
+  p.shapes = {{"dim", c.dim},           {"hidden_dim", c.hidden_dim}, {"n_layers", c.n_layers},
+              {"n_heads", c.n_heads},   {"n_kv_heads", c.n_kv_heads}, {"vocab_size", c.vocab_size},
+              {"seq_len", c.seq_len},   {"shared_classifier", w->wcls.empty() ? 1 : 0}};
   p.contenders = policy_contenders<B, Policies, llama::RunnerFor>(w);
   if constexpr (kLibtorchPeer) {
     p.contenders.push_back({"libtorch", "", [w] { return llama::make_libtorch_generator(*w); }});
@@ -117,6 +122,7 @@ WorkloadPlan ops_plan(const Options& o) {
   p.description = "64 one-element ops, then views, exp/mean/div, matmul 512x1024x1024, tanh, in-place "
                   "copy_ and mul_ on a 1024x1024 state";
   p.steps = o.steps > 0 ? o.steps : (o.quick ? 10 : 100);
+  p.shapes = {{"rows", d->config.rows}, {"cols", d->config.cols}, {"tiny_ops", d->config.tiny_ops}};
   p.contenders = policy_contenders<B, Policies, ops::RunnerFor>(d);
   if constexpr (kLibtorchPeer) {
     p.contenders.push_back({"libtorch", "", [d] { return ops::make_libtorch_mixer(*d); }});
