@@ -5,7 +5,9 @@
 #include <atomic>
 #include <stdexcept>
 
+#include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "core/error.h"
 
 namespace custody {
 namespace {
@@ -59,6 +61,11 @@ HookTable<Reclaimer>& reclaimers() {
 // memory and the retry succeeds), and once the caller's handles are gone
 // nothing is left (tests/failure/failure_injection_test.cc tries every k of each
 // workload under each policy). Disarmed, an allocation pays one relaxed load.
+// Metadata has a switch of its own (inject_metadata_failure), in front of
+// every TensorImpl and every policy record of a reference: the same promise
+// holds when the data was allocated and its TensorImpl is not (the data goes
+// back to the backend), or the TensorImpl is made and the policy's handle is
+// not (the reference goes back).
 struct Injection {
   std::atomic<bool> counting{false};
   std::atomic<int64_t> attempts{0};
@@ -80,10 +87,38 @@ void inject_allocation_failure(int64_t k) {
 int64_t allocation_attempts() { return injection().attempts.load(std::memory_order_relaxed); }
 int64_t injected_failures() { return injection().fired.load(std::memory_order_relaxed); }
 
+// Metadata: its own counters, armed through internal::metadata_injection_armed.
+Injection& metadata_injection() {
+  static auto* i = new Injection;
+  return *i;
+}
+void inject_metadata_failure(int64_t k) {
+  Injection& i = metadata_injection();
+  i.attempts.store(0, std::memory_order_relaxed);
+  i.fired.store(0, std::memory_order_relaxed);
+  i.fail_at.store(k > 0 ? k : 0, std::memory_order_relaxed);
+  i.counting.store(true, std::memory_order_release);
+  internal::metadata_injection_armed.store(true, std::memory_order_release);
+}
+int64_t metadata_attempts() { return metadata_injection().attempts.load(std::memory_order_relaxed); }
+int64_t injected_metadata_failures() {
+  return metadata_injection().fired.load(std::memory_order_relaxed);
+}
+
 void register_alloc_observer(AllocObserver fn) { observers().add(fn); }
 void register_reclaimer(Reclaimer fn) { reclaimers().add(fn); }
 
 namespace internal {
+
+void maybe_fail_metadata_slow(const char* what) {
+  Injection& i = metadata_injection();
+  const int64_t n = i.attempts.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (n != i.fail_at.load(std::memory_order_relaxed)) return;
+  i.fired.fetch_add(1, std::memory_order_relaxed);
+  throw OutOfMemoryError(absl::StrFormat(
+      "out of memory for tensor metadata (%s): injected metadata allocation failure "
+      "(custody::inject_metadata_failure, a test switch)", what));
+}
 
 bool injected_allocation_failure() {
   Injection& i = injection();

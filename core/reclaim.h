@@ -17,6 +17,7 @@
 #ifndef CUSTODY_CORE_RECLAIM_H_
 #define CUSTODY_CORE_RECLAIM_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -47,7 +48,27 @@ int64_t allocation_attempts();
 // Injected failures that have fired since the last inject_allocation_failure.
 int64_t injected_failures();
 
+// The same for tensor metadata (Note [Allocation-failure injection]): the k-th
+// allocation of metadata from now on fails as if the heap were full, once,
+// with an OutOfMemoryError — a TensorImpl (a view's, or the block of a new
+// tensor with its Storage) or a policy's record of a reference (a dispose or
+// gc alias, a scope entry, a manual ledger slot). No reclaimer runs: nothing a
+// collection frees makes room for metadata. k = 0 disarms it.
+void inject_metadata_failure(int64_t k);
+int64_t metadata_attempts();
+int64_t injected_metadata_failures();
+
 namespace internal {
+// Armed by inject_metadata_failure: the only cost of the hook below when not.
+inline std::atomic<bool> metadata_injection_armed{false};
+void maybe_fail_metadata_slow(const char* what);
+// Where tensor metadata is allocated: throws OutOfMemoryError naming `what`
+// when this is the injected failure.
+inline void maybe_fail_metadata(const char* what) {
+  if (metadata_injection_armed.load(std::memory_order_relaxed)) [[unlikely]] {
+    maybe_fail_metadata_slow(what);
+  }
+}
 void notify_alloc(Device device, size_t bytes);
 bool run_reclaimers(Device device, size_t bytes);
 // True when this allocation attempt is to fail (counts the attempt).

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "core/object_cache.h"
+#include "core/reclaim.h"
 
 namespace custody {
 
@@ -53,6 +54,7 @@ void TensorImpl::init(int64_t storage_offset, IntSpan sizes, IntSpan strides, Sc
 Ref<TensorImpl> TensorImpl::Create(Ref<Storage> storage, int64_t storage_offset, IntSpan sizes,
                                    IntSpan strides, ScalarType dtype,
                                    TensorShapeDynamism dynamism, MemoryStats* stats) {
+  internal::maybe_fail_metadata("a TensorImpl");  // Note [Allocation-failure injection]
   auto* t = new TensorImpl();
   t->storage_ = std::move(storage);
   t->init(storage_offset, sizes, strides, dtype, dynamism, stats);
@@ -61,7 +63,14 @@ Ref<TensorImpl> TensorImpl::Create(Ref<Storage> storage, int64_t storage_offset,
 
 TensorImpl* TensorImpl::MakeOwning(void* data, size_t nbytes, Device device, Storage::FreeFn free_fn,
                                    MemoryStats* stats) {
-  auto* b = internal::TensorBlock::make();
+  internal::TensorBlock* b;
+  try {
+    internal::maybe_fail_metadata("the block of a TensorImpl and its Storage");
+    b = internal::TensorBlock::make();
+  } catch (...) {
+    free_fn(data, nbytes);  // the data is ours from the call on: give it back
+    throw;
+  }
   auto* s = ::new (b->storage) Storage(data, nbytes, device, stats, free_fn);
   s->block_ = b;
   auto* t = ::new (b->impl) TensorImpl();

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "core/reclaim.h"
 #include "core/shape.h"
 #include "core/sites.h"
 #include "policies/internal/per_thread.h"
@@ -142,6 +143,7 @@ void scan(F&& f) {
 }  // namespace
 
 Alias* new_alias(ImplRef ref) {
+  custody::internal::maybe_fail_metadata("a dispose alias");  // Note [Allocation-failure injection]
   if (Registry* r = ThisThread::mine()) [[likely]] return fill(*r, ref);
   return new_alias_on_exiting_thread(ref);
 }

@@ -469,6 +469,7 @@ void ensure_thread_registered() {
 }
 
 Alias* new_alias(ImplRef& ref) {
+  custody::internal::maybe_fail_metadata("a gc alias");  // Note [Allocation-failure injection]
   ensure_thread_registered();
   // Safe point: the op that produced `ref` has finished (Note [Safe points]).
   maybe_collect();

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "core/reclaim.h"
 #include "core/sites.h"
 #include "policies/internal/per_thread.h"
 
@@ -401,6 +402,7 @@ void scan(F&& f) {
 // sites to clear or record, another rank than the slot's last tenant, a new
 // serial block) left to new_entry_slow(): a straight line of stores.
 EntryId new_entry(ImplRef ref) {
+  custody::internal::maybe_fail_metadata("a manual ledger slot");  // Note [Allocation-failure injection]
   if (Registry* r = ThisThread::current()) [[likely]] {
     Slot* s = r->ready;
     const TensorImpl* t = ref.get();

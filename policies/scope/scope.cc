@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/reclaim.h"
 #include "core/shape.h"
 #include "core/object_cache.h"
 #include "core/sites.h"
@@ -123,6 +124,7 @@ void empty_scope(ScopeState* s, DisposedBy why,
 }  // namespace
 
 Entry* new_entry(ImplRef ref) {
+  custody::internal::maybe_fail_metadata("a scope entry");  // Note [Allocation-failure injection]
   ThreadState& ts = me();
   ScopeState* s = ts.innermost;
   if (s == nullptr && !unscoped_allowed(ts)) {

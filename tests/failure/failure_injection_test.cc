@@ -5,9 +5,12 @@
 // llama tokens, an ops round; small configurations, the same code paths) under
 // each policy of ALL_POLICIES on every backend a test runs without a GPU
 // (//testing:test_backends: onednn, aten, opaque), with its k-th tensor
-// allocation failing, for every k the run makes. Each time: the OutOfMemoryError reaches the caller (or, where
-// a reclaimer freed memory, the retry succeeded and was counted); once the
-// runner is gone nothing is left; and the next run succeeds.
+// allocation failing, for every k the run makes — the allocations of tensor
+// data, and, as a second switch, those of tensor metadata (TensorImpls and the
+// policies' records of references). Each time: the OutOfMemoryError reaches
+// the caller (or, where a reclaimer freed memory for data, the retry succeeded
+// and was counted); once the runner is gone nothing is left; and the next run
+// succeeds.
 //
 // "Nothing is left" is exact under tensor_ptr, scope and gc (after a
 // collection). Under dispose and manual, a temporary the step had not yet
@@ -43,6 +46,23 @@ namespace {
 using custody::testing::AllPolicies;
 using custody::testing::TestBackends;
 using custody::testing::PolicyIdiom;
+
+// What a run's failures are injected into (Note [Allocation-failure injection]).
+struct Switch {
+  const char* name;
+  void (*arm)(int64_t k);
+  int64_t (*attempts)();
+  int64_t (*fired)();
+  const char* message;  // in every OutOfMemoryError it causes
+  bool retried;         // reclaimers run and a retry may succeed
+};
+// Tensor data: every allocation through a backend.
+constexpr Switch kData{"allocations", &inject_allocation_failure, &allocation_attempts,
+                       &injected_failures, "injected allocation failure", true};
+// Tensor metadata: every TensorImpl (with the Storage it shares a block with) and every policy
+// record of a reference (alias, scope entry, ledger slot).
+constexpr Switch kMetadata{"metadata allocations", &inject_metadata_failure, &metadata_attempts,
+                           &injected_metadata_failures, "injected metadata allocation failure", false};
 
 struct Outcome {
   int64_t allocations = 0;  // attempts in one clean run
@@ -83,8 +103,8 @@ void expect_nothing_left(const StatsSnapshot& before, const std::string& what) {
 }
 
 template <class P, class B, class R, class Data>
-Outcome fail_every_allocation(const std::string& name, const Data& data, const RunOptions& options,
-                              int steps) {
+Outcome fail_every_allocation(const Switch& sw, const std::string& name, const Data& data,
+                              const RunOptions& options, int steps) {
   using Reap = typename PolicyIdiom<P>::Reap;
   const auto run = [&] {
     R runner(data, options);
@@ -98,9 +118,9 @@ Outcome fail_every_allocation(const std::string& name, const Data& data, const R
     const uint64_t since = PolicyIdiom<P>::next_serial();
     {
       [[maybe_unused]] Reap reap;
-      inject_allocation_failure(0);  // count only
+      sw.arm(0);  // count only
       run();
-      o.allocations = allocation_attempts();
+      o.allocations = sw.attempts();
     }
     EXPECT_EQ(give_back_lost<P>(since), 0) << name << ": a clean run loses nothing";
     expect_nothing_left<P, B>(before, name + " (clean run)");
@@ -108,28 +128,28 @@ Outcome fail_every_allocation(const std::string& name, const Data& data, const R
   EXPECT_GT(o.allocations, 0) << name;
   const bool failed_before = ::testing::Test::HasFailure();
   for (int64_t k = 1; k <= o.allocations; ++k) {
-    const std::string what = name + ", allocation " + std::to_string(k) + " of " +
+    const std::string what = name + ", " + sw.name + ": " + std::to_string(k) + " of " +
                              std::to_string(o.allocations) + " failing";
     const StatsSnapshot before = B::stats().snapshot();
     const uint64_t since = PolicyIdiom<P>::next_serial();
     {
       [[maybe_unused]] Reap reap;
-      inject_allocation_failure(k);
+      sw.arm(k);
       try {
         run();
         ++o.recovered;
+        EXPECT_TRUE(sw.retried) << what << ": the run succeeded although metadata is never retried";
         EXPECT_GT(B::stats().snapshot().num_alloc_retries, before.num_alloc_retries)
             << what << ": the run succeeded, so a reclaimer and a counted retry must have";
       } catch (const OutOfMemoryError& e) {
         ++o.thrown;
         if (std::getenv("FAILURE_INJECTION_VERBOSE") != nullptr) std::cout << what << ": " << e.what() << "\n";
-        EXPECT_NE(std::string(e.what()).find("injected allocation failure"), std::string::npos)
-            << what << ": " << e.what();
+        EXPECT_NE(std::string(e.what()).find(sw.message), std::string::npos) << what << ": " << e.what();
       } catch (const std::exception& e) {
         ADD_FAILURE() << what << ": not an OutOfMemoryError: " << e.what();
       }
-      EXPECT_EQ(injected_failures(), 1) << what;
-      inject_allocation_failure(0);
+      EXPECT_EQ(sw.fired(), 1) << what;
+      sw.arm(0);
       PolicyIdiom<P>::settle();
       if (const int64_t lost = give_back_lost<P>(since); lost > 0) {
         ++o.leaky_runs;
@@ -140,7 +160,7 @@ Outcome fail_every_allocation(const std::string& name, const Data& data, const R
     if (!failed_before && ::testing::Test::HasFailure()) break;  // one broken index says enough
   }
   // The next run succeeds.
-  inject_allocation_failure(0);
+  sw.arm(0);
   const StatsSnapshot before = B::stats().snapshot();
   {
     [[maybe_unused]] Reap reap;
@@ -153,7 +173,7 @@ Outcome fail_every_allocation(const std::string& name, const Data& data, const R
 // Every policy of ALL_POLICIES (tools/build_defs/flags.bzl) on the workload,
 // its runners by policy from the workload's runners.h.
 template <template <class, class> class RunnerFor, class Data>
-void every_policy(const std::string& workload, const Data& data, int steps) {
+void every_policy(const Switch& sw, const std::string& workload, const Data& data, int steps) {
   RunOptions options;
   options.gc_mode = GcMode::kNeither;  // a collecting policy's garbage stays: the reclaimer has work
   custody::testing::for_each_tensor<AllPolicies, TestBackends>([&]<class T>() {
@@ -161,19 +181,20 @@ void every_policy(const std::string& workload, const Data& data, int steps) {
     using B = typename T::backend_type;
     const std::string policy = P::name;
     const Outcome o = fail_every_allocation<P, B, RunnerFor<P, B>>(
-        workload + "/" + policy + " on " + B::name, data, options, steps);
-    std::cout << workload << " under " << policy << " on " << B::name << ": " << o.allocations
-              << " allocations, each failed once: " << o.thrown << " OutOfMemoryError, " << o.recovered
+        sw, workload + "/" + policy + " on " + B::name, data, options, steps);
+    std::cout << workload << " under " << policy << " on " << B::name << ": " << o.allocations << " "
+              << sw.name << ", each failed once: " << o.thrown << " OutOfMemoryError, " << o.recovered
               << " recovered by collect-and-retry; " << o.leaky_runs << " runs lost " << o.leaked
               << " references (listed by the leak report)\n";
-    if constexpr (PolicyIdiom<P>::kCollects) {
+    if (sw.retried && PolicyIdiom<P>::kCollects) {
       EXPECT_GT(o.recovered, 0) << workload << ": " << policy
                                 << " never recovered by collecting and retrying";
     }
   });
 }
 
-TEST(FailureInjection, Mlp) {
+// Small configurations, the same code paths as the compare tool's.
+mlp::MlpData small_mlp() {
   mlp::MlpConfig c;
   c.features = 16;
   c.hidden = 32;
@@ -181,11 +202,10 @@ TEST(FailureInjection, Mlp) {
   c.batch = 16;
   c.train_batches = 2;
   c.eval_size = 32;
-  const mlp::MlpData data = mlp::make_data(c);
-  every_policy<mlp::RunnerFor>("mlp", data, /*steps=*/3);
+  return mlp::make_data(c);
 }
 
-TEST(FailureInjection, Llama) {
+llama::LlamaWeights small_llama() {
   llama::LlamaConfig c;
   c.dim = 32;
   c.hidden_dim = 64;
@@ -194,16 +214,28 @@ TEST(FailureInjection, Llama) {
   c.n_kv_heads = 2;
   c.vocab_size = 64;
   c.seq_len = 16;
-  const llama::LlamaWeights weights = llama::random_weights(c, /*seed=*/1);
-  every_policy<llama::RunnerFor>("llama", weights, /*steps=*/3);
+  return llama::random_weights(c, /*seed=*/1);
 }
 
-TEST(FailureInjection, Ops) {
+ops::OpsData small_ops() {
   ops::OpsConfig c;
   c.rows = 32;
   c.cols = 32;
-  const ops::OpsData data = ops::make_data(c);
-  every_policy<ops::RunnerFor>("ops", data, /*steps=*/2);
+  return ops::make_data(c);
+}
+
+TEST(FailureInjection, Mlp) { every_policy<mlp::RunnerFor>(kData, "mlp", small_mlp(), /*steps=*/3); }
+TEST(FailureInjection, Llama) { every_policy<llama::RunnerFor>(kData, "llama", small_llama(), /*steps=*/3); }
+TEST(FailureInjection, Ops) { every_policy<ops::RunnerFor>(kData, "ops", small_ops(), /*steps=*/2); }
+
+TEST(FailureInjection, MlpMetadata) {
+  every_policy<mlp::RunnerFor>(kMetadata, "mlp", small_mlp(), /*steps=*/3);
+}
+TEST(FailureInjection, LlamaMetadata) {
+  every_policy<llama::RunnerFor>(kMetadata, "llama", small_llama(), /*steps=*/3);
+}
+TEST(FailureInjection, OpsMetadata) {
+  every_policy<ops::RunnerFor>(kMetadata, "ops", small_ops(), /*steps=*/2);
 }
 
 }  // namespace
