@@ -69,8 +69,10 @@ struct LlamaWeights {
 // norms at 1 (std::mt19937 and Box-Muller, identical across standard libraries).
 LlamaWeights random_weights(const LlamaConfig& config, uint32_t seed);
 // A llama2.c checkpoint (the legacy .bin of run.c: 7 int32 config fields, then
-// float32 weights). InvalidArgument naming the file when it cannot be read or
-// its size does not match its header.
+// float32 weights). Validated before anything is allocated (Note [Checkpoint
+// validation], llama.cc): InvalidArgument naming the file and the field when
+// it is not a regular file, its header is inconsistent, its size does not
+// match its header, or it shrinks while read.
 LlamaWeights load_checkpoint(const std::string& path);
 
 inline constexpr int64_t kBosToken = 1;

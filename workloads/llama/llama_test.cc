@@ -5,6 +5,8 @@
 // included); llama2.c checkpoints load to the same weights and bad ones are
 // refused with InvalidArgument; decoding past the context is refused.
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -136,6 +138,57 @@ TEST(Llama, BadCheckpointsAreRefused) {
   int32_t header[7] = {64, 160, 2, 3, 2, 512, 24};  // 64 % 3 != 0
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(header), sizeof header);
   EXPECT_NE(load_error(path).find("invalid header"), std::string::npos) << load_error(path);
+}
+
+// Writes the 7 header fields, then `extra_floats` zeros.
+void write_header(const std::string& path, std::vector<int32_t> header, int64_t extra_floats = 0) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size() * 4));
+  const std::vector<float> zeros(static_cast<size_t>(extra_floats), 0.f);
+  f.write(reinterpret_cast<const char*>(zeros.data()), static_cast<std::streamsize>(zeros.size() * 4));
+}
+
+// Note [Checkpoint validation]: everything is checked before a buffer is made, each refusal an
+// InvalidArgument naming the file and what is wrong.
+TEST(Llama, CheckpointsAreValidatedBeforeAnythingIsAllocated) {
+  const std::string path = temp_path("header.bin");
+  const auto error_of = [&](std::vector<int32_t> header, int64_t extra = 0) {
+    write_header(path, std::move(header), extra);
+    return load_error(path);
+  };
+  const auto has = [](const std::string& msg, std::initializer_list<const char*> parts) {
+    for (const char* p : parts) {
+      if (msg.find(p) == std::string::npos) return ::testing::AssertionFailure() << msg << " lacks " << p;
+    }
+    return ::testing::AssertionSuccess();
+  };
+  // A header that claims dim 2^20 in a 28-byte file: refused by size, nothing allocated (was bad_alloc).
+  EXPECT_TRUE(has(error_of({1 << 20, 8, 1, 2, 2, 16, 4}), {path.c_str(), "ends early", "dim=1048576",
+                                                           "needs", "the file has 28"}));
+  // dim 2^30, or every field near INT32_MAX: the sizes pass 2^63, said as such.
+  EXPECT_TRUE(has(error_of({1 << 30, 8, 1, 2, 2, 16, 4}), {"invalid header", "wk", "pass 2^63"}));
+  const int32_t M = 2147483647;
+  EXPECT_TRUE(has(error_of({M - 1, M, M, 1, 1, M, M}), {"invalid header", "pass 2^63"}));
+  // Each field named.
+  EXPECT_TRUE(has(error_of({16, 32, 0, 2, 2, 8, 4}), {"n_layers = 0 must be positive"}));
+  EXPECT_TRUE(has(error_of({16, 32, 1, 2, 2, 0, 4}), {"vocab_size = 0 must be non-zero"}));
+  EXPECT_TRUE(has(error_of({16, 32, 1, 4, 3, 8, 4}), {"n_heads = 4 is not a multiple of n_kv_heads = 3"}));
+  EXPECT_TRUE(has(error_of({6, 32, 1, 2, 2, 8, 4}), {"head size", "is odd"}));
+  EXPECT_TRUE(has(error_of({16}), {"ends early", "fewer than the 28"}));
+  // The exact size: one float too many is refused too.
+  const LlamaWeights w = random_weights(small_config(), 5);
+  write_checkpoint(path, w);
+  { std::ofstream(path, std::ios::binary | std::ios::app).write("\0\0\0\0", 4); }
+  EXPECT_TRUE(has(load_error(path), {"is longer than its header says"}));
+  // Not a regular file: each its own message, and a FIFO without a writer does not hang.
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string d = std::string(dir != nullptr ? dir : "/tmp");
+  EXPECT_TRUE(has(load_error(d), {"is a directory, not a checkpoint file"}));
+  const std::string fifo = temp_path("checkpoint.fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(has(load_error(fifo), {"is a FIFO (named pipe), not a checkpoint file"}));
+  EXPECT_TRUE(has(load_error("/dev/null"), {"is a device, not a checkpoint file"}));
 }
 
 }  // namespace
