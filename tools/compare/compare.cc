@@ -18,6 +18,8 @@
 
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,12 +33,14 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/error.h"
 #include "core/threads.h"
 #include "tools/compare/compare.h"
+#include "tools/compare/output.h"
 
 namespace custody::compare {
 namespace {
@@ -179,40 +183,44 @@ std::string plot(const Options& o, const WorkloadResult& r) {
       if (c == ':') c = '_';
     }
     const std::string dat = stem + "_" + name + ".dat";
-    std::ofstream f(dat);
-    f << "# step bytes_in_use_MiB (" << m.contender << ")\n";
+    std::string f = absl::StrCat("# step bytes_in_use_MiB (", m.contender, ")\n");
     int64_t last = -1;
     for (const TimelinePoint& p : m.timeline) {
       if (p.bytes == last) continue;
-      f << absl::StrFormat("%.4f %.4f\n", p.step, static_cast<double>(p.bytes) / (1 << 20));
+      absl::StrAppendFormat(&f, "%.4f %.4f\n", p.step, static_cast<double>(p.bytes) / (1 << 20));
       last = p.bytes;
     }
+    write_file(dat, f);  // Note [Results never silently lost]
     series.push_back(absl::StrFormat("'%s' using 1:2 with steps lw 2 title '%s'", dat, m.contender));
   }
   if (series.empty()) return "";
   const std::string png = stem + ".png";
+  const std::string png_tmp = temporary_beside(png);  // gnuplot writes it; renamed into place below
   const std::string script = stem + ".gp";
   {
-    std::ofstream g(script);
+    std::ostringstream g;
     g << "set terminal png size 1200,700 noenhanced\n"
-      << "set output '" << png << "'\n"
+      << "set output '" << png_tmp << "'\n"
       << "set title '" << r.plan.name << " on " << r.backend << ": bytes in use (custody backend memory)'\n"
       << "set xlabel '" << r.plan.unit << "'\nset ylabel 'MiB in use'\nset key outside right\nset grid\n"
       << "set logscale y 2\n"
       << absl::StrFormat("set yrange [%g:*]\n", std::max(1e-3, static_cast<double>(bound) / 4 / (1 << 20)))
       << "plot " << absl::StrJoin(series, ", \\\n     ") << "\n";
+    write_file(script, g.str());
   }
   const std::string cmd = "gnuplot '" + script + "' 2>&1";
   if (std::system(cmd.c_str()) != 0) {
+    ::unlink(png_tmp.c_str());
     std::cerr << "compare: gnuplot failed or is missing (apt install gnuplot-nox); no plot for "
-              << r.plan.name << "\n";
+              << r.plan.name << " on " << r.backend << "\n";
     return "";
   }
+  rename_into_place(png_tmp, png);
   return png;
 }
 
-void write_json(const Options& o, const std::vector<WorkloadResult>& results) {
-  std::ofstream f(o.out_dir + "/compare.json");
+std::string write_json(const Options& o, const std::vector<WorkloadResult>& results) {
+  std::ostringstream f;
   f << "{\n  \"threads\": " << custody::num_threads() << ",\n  \"quick\": " << (o.quick ? "true" : "false")
     << ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
@@ -248,6 +256,9 @@ void write_json(const Options& o, const std::vector<WorkloadResult>& results) {
     f << "     ]}" << (i + 1 < results.size() ? "," : "") << "\n";
   }
   f << "  ]\n}\n";
+  const std::string path = o.out_dir + "/compare.json";
+  write_file(path, f.str());  // Note [Results never silently lost]
+  return path;
 }
 
 int run(int argc, char** argv) {
@@ -280,7 +291,7 @@ int run(int argc, char** argv) {
     }
     return 0;
   }
-  ::mkdir(o.out_dir.c_str(), 0755);
+  make_dirs(o.out_dir);  // before measuring anything: Note [Results never silently lost]
   std::cerr << "compare: " << custody::num_threads() << " threads; results in " << o.out_dir << "\n";
   std::vector<WorkloadResult> results;
   for (size_t bi = 0; bi < backends.size(); ++bi) {
@@ -298,13 +309,13 @@ int run(int argc, char** argv) {
                                      m.has_memory ? absl::StrFormat(", peak %s MiB", mib(m.peak_bytes)) : "");
         r.runs.push_back(std::move(m));
       }
-      r.plot = plot(o, r);
       print_table(r);
       results.push_back(std::move(r));
     }
   }
-  write_json(o, results);
-  std::cout << "\nwrote " << o.out_dir << "/compare.json";
+  // Every measurement done: now the files, each whole or not at all.
+  for (WorkloadResult& r : results) r.plot = plot(o, r);
+  std::cout << "\nwrote " << write_json(o, results);
   for (const WorkloadResult& r : results) {
     if (!r.plot.empty()) std::cout << ", " << r.plot;
   }
