@@ -13,21 +13,17 @@
 #include <memory>
 #include <string>
 
+#include "absl/flags/flag.h"
 #include "absl/strings/str_join.h"
+#include "tools/flags/flags.h"
 #include "workloads/llama/llama.h"
+
+ABSL_FLAG(int64_t, tokens, 8, "tokens to generate after BOS (at least 1)");
 
 int main(int argc, char** argv) {
   namespace llama = custody::workloads::llama;
-  int64_t tokens = 8;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--tokens=", 0) == 0) {
-      tokens = std::atoll(a.c_str() + 9);
-    } else {
-      std::cerr << "usage: libtorch_tokens [--tokens=N]\n";
-      return 2;
-    }
-  }
+  custody::flags::parse(argc, argv, "the llama workload's tokens decoded by plain libtorch (the peer)");
+  const int64_t tokens = custody::flags::at_least("tokens", absl::GetFlag(FLAGS_tokens), 1);
   const llama::LlamaWeights w = llama::random_weights(llama::LlamaConfig{}, /*seed=*/1);
   std::unique_ptr<llama::Generator> g = llama::make_libtorch_generator(w);
   for (int64_t i = 0; i < tokens; ++i) g->step();

@@ -16,25 +16,23 @@
 #include <iostream>
 #include <string>
 
+#include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "tools/flags/flags.h"
 #include "workloads/llama/selected.h"
+
+ABSL_FLAG(int64_t, tokens, 16, "tokens to generate after BOS (at least 1)");
+ABSL_FLAG(std::string, checkpoint, "",
+          "a llama2.c legacy .bin checkpoint (e.g. stories15M.bin); empty: seeded random weights");
 
 int main(int argc, char** argv) {
   namespace llama = custody::workloads::llama;
-  int64_t tokens = 16;
-  std::string checkpoint;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--tokens=", 0) == 0) {
-      tokens = std::atoll(a.c_str() + 9);
-    } else if (a.rfind("--checkpoint=", 0) == 0) {
-      checkpoint = a.substr(13);
-    } else {
-      std::cerr << "usage: llama [--tokens=N] [--checkpoint=PATH]\n";
-      return 2;
-    }
-  }
+  custody::flags::parse(argc, argv,
+                        "greedy decoding with a llama2 decoder under the policy and backend chosen at "
+                        "build time; prints the token ids");
+  const int64_t tokens = custody::flags::at_least("tokens", absl::GetFlag(FLAGS_tokens), 1);
+  const std::string checkpoint = absl::GetFlag(FLAGS_checkpoint);
   try {
     const llama::LlamaWeights w =
         checkpoint.empty() ? llama::random_weights(llama::LlamaConfig{}, /*seed=*/1) : llama::load_checkpoint(checkpoint);

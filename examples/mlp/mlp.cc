@@ -16,21 +16,19 @@
 #include <string>
 #include <string_view>
 
+#include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
+#include "tools/flags/flags.h"
 #include "workloads/mlp/selected.h"
+
+ABSL_FLAG(int64_t, max_steps, 1000, "training steps at most, if the bar is not reached first (at least 1)");
 
 int main(int argc, char** argv) {
   namespace mlp = custody::workloads::mlp;
-  int64_t max_steps = 1000;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--max_steps=", 0) == 0) {
-      max_steps = std::atoll(a.c_str() + 12);
-    } else {
-      std::cerr << "usage: mlp [--max_steps=N]\n";
-      return 2;
-    }
-  }
+  custody::flags::parse(argc, argv,
+                        "trains the mlp workload to its accuracy bar under the policy and backend chosen "
+                        "at build time");
+  const int64_t max_steps = custody::flags::at_least("max_steps", absl::GetFlag(FLAGS_max_steps), 1);
   const mlp::MlpData data = mlp::make_data(mlp::MlpConfig{});
   const mlp::MlpConfig& c = data.config;
   const int64_t live_before = custody::SelectedBackend::stats().snapshot().live_tensors;

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -41,6 +42,7 @@
 #include "core/threads.h"
 #include "tools/compare/compare.h"
 #include "tools/compare/output.h"
+#include "tools/flags/flags.h"
 
 namespace custody::compare {
 namespace {
@@ -61,51 +63,44 @@ int lines_of_code(const std::string& workload, const std::string& policy) {
   return 0;
 }
 
-const char* kUsage = R"(usage: compare [options]
-  --workloads=mlp,llama,ops   workloads to run (default: all)
-  --contenders=a,b            only these contenders (a policy, gc:collect_every_step,
-                              gc:trigger_8MiB, gc:no_collection, libtorch; --list_contenders)
-  --list_contenders           print each workload's contenders on each backend, and exit
-  --steps=N                   steps per run (default: each workload's own; fewer with --quick)
-  --quick                     a sub-minute run
-  --all_backends              every backend, not only the selected one
-  --out=DIR                   where compare.json and the PNGs go (default: compare-out)
-  --llama_checkpoint=PATH     llama2.c checkpoint for the llama workload (default: seeded random weights)
-)";
+}  // namespace
+}  // namespace custody::compare
+
+// The command line (Note [Flags], tools/flags/flags.h; README lists them, checked by
+// //tools/flags:readme_options_test).
+ABSL_FLAG(std::vector<std::string>, workloads, std::vector<std::string>({"mlp", "llama", "ops"}),
+          "workloads to run, comma-separated: mlp, llama, ops");
+ABSL_FLAG(std::vector<std::string>, contenders, {},
+          "only these contenders, comma-separated: a policy, gc:collect_every_step, gc:trigger_8MiB, "
+          "gc:no_collection, libtorch (--list_contenders prints them); empty: all");
+ABSL_FLAG(bool, list_contenders, false, "print each workload's contenders on each backend, and exit");
+ABSL_FLAG(int64_t, steps, 0, "steps per run; 0: each workload's own, fewer with --quick");
+ABSL_FLAG(bool, quick, false, "a sub-minute run");
+ABSL_FLAG(bool, all_backends, false, "every backend, not only the one selected at build time");
+ABSL_FLAG(std::string, out, "", "where compare.json and the plots go; empty: compare-out/ in the workspace");
+ABSL_FLAG(std::string, llama_checkpoint, "",
+          "a llama2.c checkpoint for the llama workload; empty: seeded random weights");
+
+namespace custody::compare {
+namespace {
 
 Options parse(int argc, char** argv) {
+  flags::parse(argc, argv,
+               "compare: the workloads under every ownership policy and libtorch, side by side: time, "
+               "peak memory against the live-set bound, leaks (README, \"The main job\")");
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto value = [&a](const char* flag) -> std::optional<std::string> {
-      const std::string prefix = std::string(flag) + "=";
-      if (a.rfind(prefix, 0) == 0) return a.substr(prefix.size());
-      return std::nullopt;
-    };
-    if (a == "--quick") {
-      o.quick = true;
-    } else if (a == "--list_contenders") {
-      o.list_contenders = true;
-    } else if (a == "--all_backends") {
-      o.all_backends = true;
-    } else if (auto v = value("--workloads")) {
-      o.workloads = absl::StrSplit(*v, ',', absl::SkipEmpty());
-    } else if (auto v = value("--contenders")) {
-      o.contenders = absl::StrSplit(*v, ',', absl::SkipEmpty());
-    } else if (auto v = value("--steps")) {
-      o.steps = std::atoll(v->c_str());
-      if (o.steps <= 0) throw InvalidArgument("compare: --steps must be a positive number, got " + *v);
-    } else if (auto v = value("--out")) {
-      o.out_dir = *v;
-    } else if (auto v = value("--llama_checkpoint")) {
-      o.llama_checkpoint = *v;
-    } else if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else {
-      throw InvalidArgument("compare: unknown option " + a + "\n" + kUsage);
-    }
+  o.workloads = flags::checked_list("workloads", absl::GetFlag(FLAGS_workloads), {"mlp", "llama", "ops"});
+  if (flags::specified("contenders")) {
+    // The names are checked once the plans say which contenders there are (run()).
+    o.contenders = flags::checked_list("contenders", absl::GetFlag(FLAGS_contenders), {});
   }
+  o.list_contenders = absl::GetFlag(FLAGS_list_contenders);
+  if (flags::specified("steps")) o.steps = flags::at_least("steps", absl::GetFlag(FLAGS_steps), 1);
+  o.quick = absl::GetFlag(FLAGS_quick);
+  o.all_backends = absl::GetFlag(FLAGS_all_backends);
+  o.out_dir = absl::GetFlag(FLAGS_out);
+  if (flags::specified("out") && o.out_dir.empty()) flags::usage_error("--out is empty: name a directory");
+  o.llama_checkpoint = absl::GetFlag(FLAGS_llama_checkpoint);
   if (o.out_dir.empty()) {
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     o.out_dir = ws != nullptr ? std::string(ws) + "/compare-out" : "compare-out";
@@ -275,12 +270,7 @@ int run(int argc, char** argv) {
       }
     }
   }
-  for (const std::string& want : o.contenders) {
-    if (std::find(known.begin(), known.end(), want) == known.end()) {
-      throw InvalidArgument("compare: --contenders names '" + want +
-                            "', which is no contender; the contenders: " + absl::StrJoin(known, ", "));
-    }
-  }
+  if (!o.contenders.empty()) flags::checked_list("contenders", o.contenders, known);
   if (o.list_contenders) {
     for (const auto& [backend, plans] : planned) {
       for (const WorkloadPlan& plan : plans) {
