@@ -71,19 +71,27 @@ struct Injection {
   std::atomic<int64_t> attempts{0};
   std::atomic<int64_t> fail_at{0};  // 0: none
   std::atomic<int64_t> fired{0};
+
+  void arm(int64_t k) {
+    attempts.store(0, std::memory_order_relaxed);
+    fired.store(0, std::memory_order_relaxed);
+    fail_at.store(k > 0 ? k : 0, std::memory_order_relaxed);
+    counting.store(true, std::memory_order_release);
+  }
+  // Counts an attempt; true when it is the one to fail.
+  bool fails_now() {
+    const int64_t n = attempts.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (n != fail_at.load(std::memory_order_relaxed)) return false;
+    fired.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
 };
 Injection& injection() {
   static auto* i = new Injection;
   return *i;
 }
 
-void inject_allocation_failure(int64_t k) {
-  Injection& i = injection();
-  i.attempts.store(0, std::memory_order_relaxed);
-  i.fired.store(0, std::memory_order_relaxed);
-  i.fail_at.store(k > 0 ? k : 0, std::memory_order_relaxed);
-  i.counting.store(true, std::memory_order_release);
-}
+void inject_allocation_failure(int64_t k) { injection().arm(k); }
 int64_t allocation_attempts() { return injection().attempts.load(std::memory_order_relaxed); }
 int64_t injected_failures() { return injection().fired.load(std::memory_order_relaxed); }
 
@@ -93,11 +101,7 @@ Injection& metadata_injection() {
   return *i;
 }
 void inject_metadata_failure(int64_t k) {
-  Injection& i = metadata_injection();
-  i.attempts.store(0, std::memory_order_relaxed);
-  i.fired.store(0, std::memory_order_relaxed);
-  i.fail_at.store(k > 0 ? k : 0, std::memory_order_relaxed);
-  i.counting.store(true, std::memory_order_release);
+  metadata_injection().arm(k);
   internal::metadata_injection_armed.store(true, std::memory_order_release);
 }
 int64_t metadata_attempts() { return metadata_injection().attempts.load(std::memory_order_relaxed); }
@@ -111,10 +115,7 @@ void register_reclaimer(Reclaimer fn) { reclaimers().add(fn); }
 namespace internal {
 
 void maybe_fail_metadata_slow(const char* what) {
-  Injection& i = metadata_injection();
-  const int64_t n = i.attempts.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (n != i.fail_at.load(std::memory_order_relaxed)) return;
-  i.fired.fetch_add(1, std::memory_order_relaxed);
+  if (!metadata_injection().fails_now()) return;
   throw OutOfMemoryError(absl::StrFormat(
       "out of memory for tensor metadata (%s): injected metadata allocation failure "
       "(custody::inject_metadata_failure, a test switch)", what));
@@ -122,11 +123,7 @@ void maybe_fail_metadata_slow(const char* what) {
 
 bool injected_allocation_failure() {
   Injection& i = injection();
-  if (!i.counting.load(std::memory_order_relaxed)) return false;
-  const int64_t n = i.attempts.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (n != i.fail_at.load(std::memory_order_relaxed)) return false;
-  i.fired.fetch_add(1, std::memory_order_relaxed);
-  return true;
+  return i.counting.load(std::memory_order_relaxed) && i.fails_now();
 }
 
 void notify_alloc(Device device, size_t bytes) {

@@ -679,14 +679,17 @@ bool scans_static_data_of(const char* path) {
 
 uint64_t next_serial() { return internal::g_serials.fence(); }
 
-int64_t release_created_on_this_thread_since(uint64_t since) {
-  const uint64_t me = policy_internal::this_thread_number();
+namespace {
+
+// Disposes, under the registry mutex, every live alias `pick` selects; returns how many.
+template <class Pick>
+int64_t dispose_where(Pick&& pick) {
   std::vector<TensorImpl*> refs;
   {
     internal::Registry& r = internal::registry();
     SpinLockHolder lock(&r.mu);
     r.live.for_each([&](internal::Alias* a) {
-      if (a->thread != me || a->serial < since) return;
+      if (!pick(*a)) return;
       refs.push_back(a->impl.exchange(nullptr, std::memory_order_acq_rel));
       a->state.store(internal::AliasState::kDisposed, std::memory_order_release);
       r.live.erase(a);
@@ -698,6 +701,13 @@ int64_t release_created_on_this_thread_since(uint64_t since) {
                                           std::memory_order_relaxed);
   for (TensorImpl* p : refs) internal::give_back(p);
   return static_cast<int64_t>(refs.size());
+}
+
+}  // namespace
+
+int64_t release_created_on_this_thread_since(uint64_t since) {
+  const uint64_t me = policy_internal::this_thread_number();
+  return dispose_where([&](const internal::Alias& a) { return a.thread == me && a.serial >= since; });
 }
 
 std::vector<uint64_t> still_holding(const std::vector<uint64_t>& serials) {
@@ -718,21 +728,8 @@ std::vector<uint64_t> still_holding(const std::vector<uint64_t>& serials) {
 int64_t dispose_serials(const std::vector<uint64_t>& serials) {
   std::vector<uint64_t> sorted = serials;
   std::sort(sorted.begin(), sorted.end());
-  std::vector<TensorImpl*> refs;
-  {
-    internal::Registry& r = internal::registry();
-    SpinLockHolder lock(&r.mu);
-    r.live.for_each([&](internal::Alias* a) {
-      if (!std::binary_search(sorted.begin(), sorted.end(), a->serial)) return;
-      refs.push_back(a->impl.exchange(nullptr, std::memory_order_acq_rel));
-      a->state.store(internal::AliasState::kDisposed, std::memory_order_release);
-      r.live.erase(a);
-    });
-  }
-  internal::counters().disposed.fetch_add(static_cast<int64_t>(refs.size()),
-                                          std::memory_order_relaxed);
-  for (TensorImpl* p : refs) internal::give_back(p);
-  return static_cast<int64_t>(refs.size());
+  return dispose_where(
+      [&](const internal::Alias& a) { return std::binary_search(sorted.begin(), sorted.end(), a.serial); });
 }
 
 }  // namespace testing
