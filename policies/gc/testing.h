@@ -12,6 +12,15 @@
 #include "policies/gc/gc.h"
 #include "testing/policy_idiom.h"
 
+// AddressSanitizer: gcc defines __SANITIZE_ADDRESS__, clang answers __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define CUSTODY_GC_TESTING_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CUSTODY_GC_TESTING_UNDER_ASAN 1
+#endif
+#endif
+
 namespace custody::testing {
 
 // The idiom: the thread is registered with the collector for the body (a
@@ -45,7 +54,14 @@ struct PolicyIdiom<gc::Policy> : DefaultPolicyIdiom {
     static inline thread_local int64_t reaped = 0;
   };
   static int64_t last_reaped() { return Reap::reaped; }
-  static constexpr int64_t kScanKeeps = 3;  // Note [Garbage the scan keeps]
+  // Note [Garbage the scan keeps]: measured at most 2 in one collection; under
+  // AddressSanitizer, whose frames are larger, the ops workload leaves 5 (onednn,
+  // opaque) to 9 (aten) to its Reap on every run.
+#if defined(CUSTODY_GC_TESTING_UNDER_ASAN)
+  static constexpr int64_t kScanKeeps = 16;
+#else
+  static constexpr int64_t kScanKeeps = 3;
+#endif
 
   // Start from a collected heap and leave no garbage to the next body.
   struct Region {

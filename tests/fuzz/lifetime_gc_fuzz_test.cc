@@ -24,6 +24,8 @@
 // collections with garbage) the scan kept 2,901 of them (0.58 %), never more than 2 in one
 // collection; the test's replay (262 programs, 1,293 aliases, 564 collections) kept 9 (0.70 %),
 // at most 1. The bounds below leave room over that: 3 in one collection, 2 % over at least 1,000.
+// Under AddressSanitizer (--config=asan, --config=fuzz), whose stack frames are larger, the replay's
+// scan kept 5.5 % (still at most 2 in one collection): 10 % there.
 // Either exceeded fails the program: a policy that forgets to register a finalizer, or keeps
 // aliases reachable itself (a list the collector scans, a leaked handle), keeps far more — a
 // leak of one alias in eight keeps ~12 %.
@@ -38,6 +40,15 @@
 #include "policies/gc/gc.h"
 #include "tests/fuzz/lifetime_fuzz.h"
 
+// AddressSanitizer: gcc defines __SANITIZE_ADDRESS__, clang answers __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define CUSTODY_FUZZ_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CUSTODY_FUZZ_UNDER_ASAN 1
+#endif
+#endif
+
 namespace custody::fuzz {
 
 #ifdef CUSTODY_FUZZ_GC_GARBAGE
@@ -48,7 +59,11 @@ inline constexpr bool kGarbage = false;
 
 // The measured bounds of Note [Garbage the scan keeps].
 inline constexpr int64_t kMaxKeptPerCollection = 3;
+#if defined(CUSTODY_FUZZ_UNDER_ASAN)
+inline constexpr double kMaxKeptShare = 0.10;  // ASan's larger frames: 5.5 % measured
+#else
 inline constexpr double kMaxKeptShare = 0.02;
+#endif
 
 // Garbage-mode totals of this process, printed at exit and checked after every program.
 struct GarbageCounts {
