@@ -16,15 +16,12 @@
 // steps, one line per contender. <out> defaults to compare-out/ in the
 // workspace under `bazel run`, else in the current directory.
 
-#include <sys/stat.h>
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>

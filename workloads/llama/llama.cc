@@ -150,8 +150,9 @@ class CheckpointFile {
 // One float32 array of the file, in its order.
 struct Array {
   const char* name;
-  const char* shape;  // how the header sizes it, for messages
-  int64_t floats = 0;
+  const char* shape;             // how the header sizes it, for messages
+  std::vector<int64_t> factors;  // the header's fields whose product is its length
+  int64_t floats = 0;            // set once checked
   int64_t offset = 0;
 };
 
@@ -217,28 +218,24 @@ LlamaWeights load_checkpoint(const std::string& path) {
   // The arrays, in run.c's order ([layer][...] for the per-layer weights), sized before anything is made.
   const int64_t L = c.n_layers, d = c.dim, kv = c.kv_dim(), h = c.hidden_dim, V = c.vocab_size;
   std::vector<Array> arrays = {
-      {"token_embedding_table", "vocab_size x dim", 0, 0},
-      {"rms_att_weight", "n_layers x dim", 0, 0},
-      {"wq", "n_layers x dim x dim", 0, 0},
-      {"wk", "n_layers x kv_dim x dim", 0, 0},
-      {"wv", "n_layers x kv_dim x dim", 0, 0},
-      {"wo", "n_layers x dim x dim", 0, 0},
-      {"rms_ffn_weight", "n_layers x dim", 0, 0},
-      {"w1", "n_layers x hidden_dim x dim", 0, 0},
-      {"w2", "n_layers x dim x hidden_dim", 0, 0},
-      {"w3", "n_layers x hidden_dim x dim", 0, 0},
-      {"rms_final_weight", "dim", 0, 0},
-      {"freq_cis_real and freq_cis_imag", "seq_len x head_size", 0, 0},
+      {"token_embedding_table", "vocab_size x dim", {V, d}},
+      {"rms_att_weight", "n_layers x dim", {L, d}},
+      {"wq", "n_layers x dim x dim", {L, d, d}},
+      {"wk", "n_layers x kv_dim x dim", {L, kv, d}},
+      {"wv", "n_layers x kv_dim x dim", {L, kv, d}},
+      {"wo", "n_layers x dim x dim", {L, d, d}},
+      {"rms_ffn_weight", "n_layers x dim", {L, d}},
+      {"w1", "n_layers x hidden_dim x dim", {L, h, d}},
+      {"w2", "n_layers x dim x hidden_dim", {L, d, h}},
+      {"w3", "n_layers x hidden_dim x dim", {L, h, d}},
+      {"rms_final_weight", "dim", {d}},
+      {"freq_cis_real and freq_cis_imag", "seq_len x head_size", {c.seq_len, c.head_size()}},
   };
-  if (!shared) arrays.push_back({"wcls", "vocab_size x dim", 0, 0});
-  const std::vector<std::vector<int64_t>> sizes = {
-      {V, d}, {L, d}, {L, d, d}, {L, kv, d}, {L, kv, d}, {L, d, d}, {L, d},
-      {L, h, d}, {L, d, h}, {L, h, d}, {d}, {c.seq_len, c.head_size()}, {V, d}};
+  if (!shared) arrays.push_back({"wcls", "vocab_size x dim", {V, d}});
   int64_t end = kHeaderBytes;
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    Array& a = arrays[i];
+  for (Array& a : arrays) {
     int64_t bytes;
-    if (!checked_product(sizes[i], &a.floats) || !checked_product({a.floats, 4}, &bytes) ||
+    if (!checked_product(a.factors, &a.floats) || !checked_product({a.floats, 4}, &bytes) ||
         __builtin_add_overflow(end, bytes, &end)) {
       refuse(path, absl::StrFormat("has an invalid header: %s (%s floats) and what precedes it pass 2^63 "
                                    "bytes (%s)",
