@@ -67,6 +67,39 @@ struct OwnedKernelView {
   bool is_contiguous() const { return KernelView(*this).is_contiguous(); }
 };
 
+// For a matmul kernel that takes one batch dim ([B, n, k] x [B, k, m], e.g.
+// a strided-batched gemm): calls `fn(out, a, b)` with rank-3 views, once for
+// each index of the batch dims before the last (once for rank 3). Returns the
+// first error `fn` returns. Only pointer arithmetic: `data` may be device memory.
+template <class F>
+absl::Status for_each_matmul_batch(const KernelView& out, const KernelView& a, const KernelView& b,
+                                   F&& fn) {
+  const size_t outer = out.sizes.size() - 3;
+  if (outer == 0) return fn(out, a, b);
+  const int64_t esize = static_cast<int64_t>(element_size(out.dtype));
+  int64_t count = 1;
+  for (size_t i = 0; i < outer; ++i) count *= out.sizes[i];
+  Dims index(outer, 0);
+  for (int64_t c = 0; c < count; ++c) {
+    int64_t oo = 0, oa = 0, ob = 0;
+    for (size_t i = 0; i < outer; ++i) {
+      oo += index[i] * out.strides[i];
+      oa += index[i] * a.strides[i];
+      ob += index[i] * b.strides[i];
+    }
+    const auto at = [&](const KernelView& v, int64_t offset) {
+      return KernelView{static_cast<char*>(v.data) + offset * esize, v.dtype, v.sizes.subspan(outer),
+                        v.strides.subspan(outer)};
+    };
+    if (absl::Status s = fn(at(out, oo), at(a, oa), at(b, ob)); !s.ok()) return s;
+    for (size_t i = outer; i-- > 0;) {
+      if (++index[i] < out.sizes[i]) break;
+      index[i] = 0;
+    }
+  }
+  return absl::OkStatus();
+}
+
 enum class BinaryOp : uint8_t {
   kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kPow,
   kEq, kNe, kLt, kLe, kGt, kGe,  // comparisons: inputs share a dtype, output is bool
@@ -186,8 +219,12 @@ concept Backend = requires(void* p, const void* cp, size_t n, const KernelView& 
 //  * reduce(op, out, in): out has in's rank with size 1 on the reduced dims;
 //    out's dtype is in's, or int64 for argmax/argmin.
 //  * softmax(out, in, dim, log): same dtype (floating) and sizes.
-//  * matmul(out, a, b): [B, n, k] x [B, k, m] -> [B, n, m], one dtype; a/b batch
-//    stride may be 0.
+//  * matmul(out, a, b): [batch..., n, k] x [batch..., k, m] -> [batch..., n, m],
+//    one dtype, rank 3 or more (at least one batch dim, possibly of size 1);
+//    a and b have out's batch sizes, with stride 0 on a dim they broadcast.
+//    Core merges what batch dims it can, so equal batches come as rank 3; a
+//    kernel that takes one batch dim splits the rest with
+//    for_each_matmul_batch.
 //  * index_select(out, in, dim, index): index is a 1-D int64 view, values checked.
 //  * where(out, cond, a, b): cond bool; a, b, out one dtype; all of out's sizes.
 

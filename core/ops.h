@@ -58,9 +58,12 @@ struct Ops {
   static ImplRef from_host(const void* data, size_t nbytes, ScalarType dtype, IntSpan sizes,
                            TensorShapeDynamism dyn, const char* op);
   // Wraps backend memory without copying; `deleter` (may be empty) runs once.
+  // A null `data` is an InvalidArgument unless there are no elements or
+  // `allow_null_data` (ExecuTorch's makers: data bound later; check_has_data).
   static ImplRef from_blob(void* data, IntSpan sizes, std::optional<IntSpan> strides,
                            ScalarType dtype, TensorShapeDynamism dyn,
-                           std::function<void(void*)> deleter, const char* op);
+                           std::function<void(void*)> deleter, const char* op,
+                           bool allow_null_data = false);
 
   // ---- copies and conversions ----------------------------------------------
   static ImplRef clone(const TensorImpl& t, const char* op = "clone");
@@ -103,9 +106,18 @@ struct Ops {
 };
 
 // Shared, backend-independent helpers (core/ops_common.cc).
+// InvalidArgument when `t` has elements but no data (made from a null pointer
+// by ExecuTorch's makers, not yet bound with TensorImpl::set_data): an op that
+// would read or write them. `op` may be null (kernel_view does not know it).
+[[noreturn]] void throw_no_data(const TensorImpl& t, const char* op);
+inline void check_has_data(const TensorImpl& t, const char* op) {
+  if (t.storage()->data() == nullptr && t.numel() != 0) [[unlikely]] throw_no_data(t, op);
+}
 // The view a kernel gets of `t` (optionally with other sizes and strides, e.g.
 // broadcast ones); it borrows them, so `t` and the arrays outlive the call.
+// Checks that `t` has data (check_has_data).
 inline KernelView kernel_view(const TensorImpl& t, IntSpan sizes, IntSpan strides) {
+  check_has_data(t, nullptr);
   t.storage()->note_use();
   return KernelView{t.data(), t.scalar_type(), sizes, strides};
 }

@@ -77,6 +77,14 @@ absl::Status index_out_of_range(const char* op, int64_t index, int64_t dim, int6
 
 namespace internal {
 
+void throw_no_data(const TensorImpl& t, const char* op) {
+  throw InvalidArgument(absl::StrFormat(
+      "%s%sa %s tensor of shape %s has no data (it was made from a null pointer): bind memory to it "
+      "with TensorImpl::set_data before an op reads or writes its elements",
+      op == nullptr ? "" : op, op == nullptr ? "" : ": ", dtype_name(t.scalar_type()),
+      shape_str(t.sizes())));
+}
+
 void check_fill_value(const Scalar& value, ScalarType dtype, const char* op) {
   if (value.is_bool() || dtype == ScalarType::Bool) return;
   bool fits = true;

@@ -270,9 +270,9 @@ ImplRef Ops<B>::from_host(const void* data, size_t nbytes, ScalarType dtype, Int
 template <class B>
 ImplRef Ops<B>::from_blob(void* data, IntSpan sizes, std::optional<IntSpan> strides, ScalarType dtype,
                           TensorShapeDynamism dyn, std::function<void(void*)> deleter,
-                          const char* op) {
+                          const char* op, bool allow_null_data) {
   // A null pointer is fine for no elements (ATen's from_blob(nullptr, {0}) is an empty tensor).
-  if (data == nullptr && ValueOrThrow(checked_numel(sizes, op)) != 0) {
+  if (data == nullptr && !allow_null_data && ValueOrThrow(checked_numel(sizes, op)) != 0) {
     throw InvalidArgument(absl::StrFormat(
         "%s: data pointer is null (shape %s, %s); pass a valid buffer that outlives the tensor",
         op, shape_str(sizes), dtype_name(dtype)));
@@ -338,6 +338,7 @@ ImplRef Ops<B>::flatten(const TensorImpl& t, int64_t start, int64_t end) {
 
 template <class B>
 std::vector<char> Ops<B>::to_host(const TensorImpl& t) {
+  check_has_data(t, "to_host");
   ImplRef c = contiguous(t);
   c->storage()->note_use();
   std::vector<char> out(c->nbytes());
@@ -747,58 +748,84 @@ ImplRef Ops<B>::matmul(const TensorImpl& a, const TensorImpl& b) {
     throw ShapeError(absl::StrFormat("matmul: both arguments need to be at least 1-D, but got shapes "
                                      "%s and %s", shape_str(a.sizes()), shape_str(b.sizes())));
   }
-  if (a.dim() > 3 || b.dim() > 3) {
-    throw ShapeError(absl::StrFormat("matmul: inputs of rank > 3 are not supported (shapes %s and %s); "
-                                     "flatten the batch dims first", shape_str(a.sizes()),
-                                     shape_str(b.sizes())));
-  }
-  // Promote to [batch, rows, cols] views.
-  auto as3 = [](const TensorImpl& t, bool is_lhs, int64_t* batch, int64_t* rows, int64_t* cols,
-                int64_t* sb, int64_t* sr, int64_t* sc) {
-    if (t.dim() == 1) {
-      *batch = 1; *sb = 0;
-      if (is_lhs) { *rows = 1; *cols = t.size(0); *sr = 0; *sc = t.stride(0); }
-      else { *rows = t.size(0); *cols = 1; *sr = t.stride(0); *sc = 0; }
-    } else if (t.dim() == 2) {
-      *batch = 1; *sb = 0;
-      *rows = t.size(0); *cols = t.size(1); *sr = t.stride(0); *sc = t.stride(1);
-    } else {
-      *batch = t.size(0); *sb = t.stride(0);
-      *rows = t.size(1); *cols = t.size(2); *sr = t.stride(1); *sc = t.stride(2);
-    }
-  };
-  int64_t ba, n, k, sab, san, sak, bb, k2, m, sbb, sbk, sbm;
-  as3(a, true, &ba, &n, &k, &sab, &san, &sak);
-  as3(b, false, &bb, &k2, &m, &sbb, &sbk, &sbm);
+  // As ATen's matmul: the last two dims are the matrix ([n, k] and [k, m]), a
+  // 1-D lhs is a row [1, k] and a 1-D rhs a column [k, 1] (their unit dim left
+  // out of the result), and the dims before the matrix are batch dims that
+  // broadcast from the right, as elementwise ops do.
+  const size_t ra = a.dim(), rb = b.dim();
+  const int64_t n = ra == 1 ? 1 : a.size(ra - 2), k = a.size(ra - 1);
+  const int64_t k2 = rb == 1 ? b.size(0) : b.size(rb - 2), m = rb == 1 ? 1 : b.size(rb - 1);
+  const int64_t san = ra == 1 ? 0 : a.stride(ra - 2), sak = a.stride(ra - 1);
+  const int64_t sbk = rb == 1 ? b.stride(0) : b.stride(rb - 2), sbm = rb == 1 ? 0 : b.stride(rb - 1);
   if (k != k2) {
     throw ShapeError(absl::StrFormat("matmul: shapes %s and %s cannot be multiplied (%d != %d)",
                                      shape_str(a.sizes()), shape_str(b.sizes()), k, k2));
   }
-  if (ba != bb && ba != 1 && bb != 1) {
-    throw ShapeError(absl::StrFormat("matmul: batch sizes of %s and %s do not broadcast (%d vs %d)",
-                                     shape_str(a.sizes()), shape_str(b.sizes()), ba, bb));
-  }
-  const int64_t batch = std::max(ba, bb);
-  if (ba == 1) sab = 0;
-  if (bb == 1) sbb = 0;
-  // The result has its final shape from the start; the kernel sees it as the
-  // contiguous [batch, n, m] it is (one TensorImpl, not an output and a view).
-  int64_t final_sizes[3];
-  size_t rank = 0;
-  if (a.dim() == 3 || b.dim() == 3) final_sizes[rank++] = batch;
-  if (a.dim() > 1) final_sizes[rank++] = n;
-  if (b.dim() > 1) final_sizes[rank++] = m;
-  ImplRef out = empty(IntSpan(final_sizes, rank), a.scalar_type(),
-                      TensorShapeDynamism::DYNAMIC_BOUND, "matmul");
-  if (out->numel() > 0) {
-    if (k == 0) {
-      fill_(*out, Scalar(0), "matmul");
-    } else {
-      ThrowIfError(B::matmul(kernel_view(*out, Dims{batch, n, m}, Dims{n * m, m, 1}),
-                             kernel_view(a, Dims{batch, n, k}, Dims{sab, san, sak}),
-                             kernel_view(b, Dims{batch, k, m}, Dims{sbb, sbk, sbm})));
+  const size_t na = ra > 2 ? ra - 2 : 0, nb = rb > 2 ? rb - 2 : 0, nbatch = std::max(na, nb);
+  Dims final_sizes(nbatch, 1);
+  for (size_t i = 0; i < nbatch; ++i) {
+    const int64_t da = i + na >= nbatch ? a.size(i + na - nbatch) : 1;
+    const int64_t db = i + nb >= nbatch ? b.size(i + nb - nbatch) : 1;
+    if (da != db && da != 1 && db != 1) {
+      throw ShapeError(absl::StrFormat(
+          "matmul: the batch dims of %s and %s do not broadcast (%d vs %d at batch dim %d)",
+          shape_str(a.sizes()), shape_str(b.sizes()), da, db, i));
     }
+    final_sizes[i] = da == 1 ? db : da;  // 1 broadcasts, also to 0
   }
+  if (ra > 1) final_sizes.push_back(n);
+  if (rb > 1) final_sizes.push_back(m);
+  ImplRef out = empty(final_sizes, a.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, "matmul");
+  if (out->numel() == 0) return out;
+  if (k == 0) {
+    fill_(*out, Scalar(0), "matmul");
+    return out;
+  }
+  // The kernel sees [batch..., n, k] x [batch..., k, m] -> [batch..., n, m]
+  // with out's batch sizes on all three and stride 0 where an operand is
+  // broadcast. Batch dims of size 1 are left out and neighbours that every
+  // operand steps through as one are merged, so that the usual cases (equal
+  // batches, one operand a single matrix) reach it with one batch dim.
+  Dims bs, as, bst, os;  // batch sizes; a's, b's and out's batch strides
+  int64_t out_stride = n * m;
+  Dims out_batch_strides(nbatch);
+  for (size_t i = nbatch; i-- > 0;) {
+    out_batch_strides[i] = out_stride;
+    out_stride *= final_sizes[i];
+  }
+  for (size_t i = 0; i < nbatch; ++i) {
+    const int64_t size = final_sizes[i];
+    if (size == 1) continue;
+    const int64_t sa = i + na >= nbatch && a.size(i + na - nbatch) != 1 ? a.stride(i + na - nbatch) : 0;
+    const int64_t sb = i + nb >= nbatch && b.size(i + nb - nbatch) != 1 ? b.stride(i + nb - nbatch) : 0;
+    const int64_t so = out_batch_strides[i];
+    if (!bs.empty() && as.back() == sa * size && bst.back() == sb * size && os.back() == so * size) {
+      bs.back() *= size;
+      as.back() = sa;
+      bst.back() = sb;
+      os.back() = so;
+      continue;
+    }
+    bs.push_back(size);
+    as.push_back(sa);
+    bst.push_back(sb);
+    os.push_back(so);
+  }
+  if (bs.empty()) {
+    bs.push_back(1);
+    as.push_back(0);
+    bst.push_back(0);
+    os.push_back(n * m);
+  }
+  Dims a_sizes = bs, b_sizes = bs, o_sizes = bs;
+  a_sizes.insert(a_sizes.end(), {n, k});
+  b_sizes.insert(b_sizes.end(), {k, m});
+  o_sizes.insert(o_sizes.end(), {n, m});
+  as.insert(as.end(), {san, sak});
+  bst.insert(bst.end(), {sbk, sbm});
+  os.insert(os.end(), {m, 1});
+  ThrowIfError(B::matmul(kernel_view(*out, o_sizes, os), kernel_view(a, a_sizes, as),
+                         kernel_view(b, b_sizes, bst)));
   return out;
 }
 
@@ -954,7 +981,7 @@ absl::Status Ops<B>::resize(TensorImpl& t, IntSpan sizes) {
                         absl::StrFormat("resize: could not allocate %d bytes on %s", nbytes, B::name));
     }
     Ref<Storage> storage = Storage::Owning(*p, nbytes, B::device(), &B::stats(), &B::deallocate);
-    if (t.nbytes() > 0) {
+    if (t.nbytes() > 0 && t.storage()->data() != nullptr) {  // nothing to copy without data
       const int64_t bytes[] = {static_cast<int64_t>(t.nbytes())}, unit[] = {1};
       KernelView dst{*p, ScalarType::Byte, bytes, unit};
       KernelView src{t.data(), ScalarType::Byte, bytes, unit};

@@ -148,6 +148,18 @@ void TensorImpl::set_sizes_contiguous(IntSpan sizes, int64_t numel) {
   contiguous_ = true;
 }
 
+void TensorImpl::set_data(void* data) {
+  if (reinterpret_cast<uintptr_t>(data) % element_size() != 0) {
+    throw InvalidArgument(absl::StrFormat(
+        "set_data: data pointer %p is not aligned to %d bytes, as a %s tensor needs", data,
+        element_size(), dtype_name(dtype_)));
+  }
+  const int64_t extent = ValueOrThrow(storage_extent(sizes(), strides(), "set_data"));
+  const size_t nbytes = static_cast<size_t>(std::max(extent, capacity_)) * element_size();
+  storage_ = Storage::Borrowed(data, nbytes, storage_->device(), stats_, nullptr);
+  storage_offset_ = 0;
+}
+
 void TensorImpl::set_storage(Ref<Storage> storage, int64_t capacity) {
   storage_ = std::move(storage);
   storage_offset_ = 0;

@@ -144,6 +144,14 @@ class TensorImpl final : public RefCounted {
   // `tensor.unsafeGetTensorImpl()->...` ports unchanged).
   TensorImpl* unsafeGetTensorImpl() const { return const_cast<TensorImpl*>(this); }
 
+  // Points this tensor at `data`, memory on its device that the caller keeps
+  // alive for capacity() elements (nothing frees it), as ExecuTorch's
+  // TensorImpl::set_data binds data to a tensor made without any. Only this
+  // tensor changes: views of it and the tensor it was made from keep their
+  // storage, whose deleter (if any) runs when the last of them goes.
+  // InvalidArgument unless `data` is aligned to the element size.
+  void set_data(void* data);
+
   // Metadata changes used by resize (core/ops_impl.h); not for general use.
   void set_sizes_contiguous(IntSpan sizes, int64_t numel);
   void set_storage(Ref<Storage> storage, int64_t capacity);

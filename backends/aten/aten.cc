@@ -448,9 +448,13 @@ absl::Status Aten::softmax(const KernelView& out, const KernelView& in, int64_t 
 }
 
 absl::Status Aten::matmul(const KernelView& out, const KernelView& a, const KernelView& b) {
-  return guarded("matmul", [&] {
-    at::Tensor o = view_of(out);
-    at::bmm_out(o, view_of(a), view_of(b));  // batch strides may be 0 (broadcast)
+  // bmm takes one batch dim (its stride may be 0: broadcast); more are split.
+  return for_each_matmul_batch(out, a, b, [](const KernelView& o3, const KernelView& a3,
+                                             const KernelView& b3) {
+    return guarded("matmul", [&] {
+      at::Tensor o = view_of(o3);
+      at::bmm_out(o, view_of(a3), view_of(b3));
+    });
   });
 }
 

@@ -347,9 +347,13 @@ absl::Status Cuda::softmax(const KernelView& out, const KernelView& in, int64_t 
 absl::Status Cuda::matmul(const KernelView& out, const KernelView& a, const KernelView& b) {
   CUSTODY_CUDA_STATE(s, "matmul");
   if (out.numel() == 0) return absl::OkStatus();
-  if (a.sizes[2] == 0) return cuda_internal::fill(s->launch, out, Scalar(0));  // an empty sum
-  if (a.dtype == ScalarType::Float || a.dtype == ScalarType::Double) return gemm(s, out, a, b);
-  return cuda_internal::matmul_integral(s->launch, out, a, b);
+  if (a.sizes.back() == 0) return cuda_internal::fill(s->launch, out, Scalar(0));  // an empty sum
+  // cuBLAS's strided batch and the integral kernel take one batch dim; more are split.
+  return for_each_matmul_batch(out, a, b, [s](const KernelView& o3, const KernelView& a3,
+                                              const KernelView& b3) {
+    if (a3.dtype == ScalarType::Float || a3.dtype == ScalarType::Double) return gemm(s, o3, a3, b3);
+    return cuda_internal::matmul_integral(s->launch, o3, a3, b3);
+  });
 }
 
 absl::Status Cuda::index_select(const KernelView& out, const KernelView& in, int64_t dim,

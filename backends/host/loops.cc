@@ -441,7 +441,9 @@ absl::Status softmax_loop(const KernelView& out, const KernelView& in, int64_t d
   return absl::OkStatus();
 }
 
-absl::Status matmul_loop(const KernelView& out, const KernelView& a, const KernelView& b) {
+namespace {
+// One batch dim: [B, n, k] x [B, k, m].
+absl::Status matmul_loop3(const KernelView& out, const KernelView& a, const KernelView& b) {
   const int64_t batch = out.sizes[0], n = out.sizes[1], m = out.sizes[2], k = a.sizes[2];
   visit_compute_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -467,6 +469,12 @@ absl::Status matmul_loop(const KernelView& out, const KernelView& a, const Kerne
     }
   });
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status matmul_loop(const KernelView& out, const KernelView& a, const KernelView& b) {
+  return for_each_matmul_batch(out, a, b, matmul_loop3);
 }
 
 absl::Status index_select_loop(const KernelView& out, const KernelView& in, int64_t dim,

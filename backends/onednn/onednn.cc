@@ -485,14 +485,21 @@ namespace {
 // (a narrowed column, a permuted batch, a strided inner dim) is first copied
 // into a dense scratch buffer, which costs O(n^2) against the O(n^3) product.
 bool gemm_layout(const KernelView& v) {
-  int64_t st[3];  // [batch, rows, cols]: no allocation on the per-call path
+  const size_t r = v.sizes.size();
+  int64_t st[DNNL_MAX_NDIMS];  // no allocation on the per-call path
   dnnl_strides(v, st);
-  const int64_t rows = v.sizes[1], cols = v.sizes[2];
-  const bool row_major = st[2] == 1 && st[1] >= cols;
-  const bool col_major = st[1] == 1 && st[2] >= rows;
+  const int64_t rows = v.sizes[r - 2], cols = v.sizes[r - 1];
+  const bool row_major = st[r - 1] == 1 && st[r - 2] >= cols;
+  const bool col_major = st[r - 2] == 1 && st[r - 1] >= rows;
   if (!row_major && !col_major) return false;
-  const int64_t matrix = row_major ? rows * st[1] : cols * st[2];
-  return v.sizes[0] == 1 || st[0] >= matrix;
+  // The batch dims nest outside the matrix, each outside the next.
+  int64_t footprint = row_major ? rows * st[r - 2] : cols * st[r - 1];
+  for (size_t d = r - 2; d-- > 0;) {
+    if (v.sizes[d] == 1) continue;
+    if (st[d] < footprint) return false;
+    footprint = st[d] * v.sizes[d];
+  }
+  return true;
 }
 
 // A dense copy of `v` in scratch memory owned by the caller.
@@ -515,27 +522,48 @@ absl::Status dense_copy(const KernelView& v, DenseCopy& out) {
 }  // namespace
 
 absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const KernelView& b) {
-  const int64_t work = out.numel() * a.sizes[2];
-  if (a.dtype != ScalarType::Float || work < g_threshold.load(std::memory_order_relaxed)) {
+  const size_t r = out.sizes.size(), nbatch = r - 2;
+  const int64_t work = out.numel() * a.sizes[r - 1];
+  if (a.dtype != ScalarType::Float || work < g_threshold.load(std::memory_order_relaxed) ||
+      r > DNNL_MAX_NDIMS) {
     return loops::matmul_loop(out, a, b);
   }
-  // A broadcast batch is a batch of one to oneDNN; zero strides inside a matrix
-  // (expanded views) are not a gemm layout and take the dense copy.
-  // (Views are copied, as OwnedKernelViews, only where they change.)
+  // A broadcast batch dim (stride 0) is a dim of size 1 to oneDNN, which
+  // broadcasts it; zero strides inside a matrix (expanded views) are not a
+  // gemm layout and take the dense copy. (Views are copied, as
+  // OwnedKernelViews, only where they change.)
+  const auto broadcasts = [nbatch](const KernelView& v) {
+    for (size_t d = 0; d < nbatch; ++d) {
+      if (v.strides[d] == 0 && v.sizes[d] != 1) return true;
+    }
+    return false;
+  };
   KernelView va = a, vb = b, vo = out;
   OwnedKernelView sa, sb, o;
-  if (a.strides[0] == 0 && a.sizes[0] != 1) {
+  if (broadcasts(a)) {
     sa = OwnedKernelView(a);
-    sa.sizes[0] = 1;
+    for (size_t d = 0; d < nbatch; ++d) {
+      if (a.strides[d] == 0) sa.sizes[d] = 1;
+    }
     va = sa;
   }
-  if (b.strides[0] == 0 && b.sizes[0] != 1) {
+  if (broadcasts(b)) {
     sb = OwnedKernelView(b);
-    sb.sizes[0] = 1;
+    for (size_t d = 0; d < nbatch; ++d) {
+      if (b.strides[d] == 0) sb.sizes[d] = 1;
+    }
     vb = sb;
   }
-  // Both batches broadcast: one product, then copied into every output batch.
-  const bool one_product = va.sizes[0] == 1 && vb.sizes[0] == 1 && out.sizes[0] != 1;
+  // A batch dim both operands broadcast (expanded views on both sides) has no
+  // oneDNN form: with one batch dim, one product is copied into every output
+  // batch; with more, the loops compute it.
+  bool one_product = false;
+  for (size_t d = 0; d < nbatch; ++d) {
+    if (va.sizes[d] == 1 && vb.sizes[d] == 1 && out.sizes[d] != 1) {
+      if (nbatch > 1) return loops::matmul_loop(out, a, b);
+      one_product = true;
+    }
+  }
   if (one_product) {
     o = OwnedKernelView(out);
     o.sizes[0] = 1;
@@ -550,12 +578,14 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
     if (absl::Status s = dense_copy(vb, cb); !s.ok()) return s;
     vb = cb.view;
   }
-  if (vo.sizes[0] == 1) {
+  bool single = true;
+  for (size_t d = 0; d < nbatch; ++d) single = single && vo.sizes[d] == 1;
+  if (single) {
     // One product: described as 2-D (oneDNN's batched brgemm costs ~2 us more
     // per call at n = 64; matmul_2d/n=64 in onednn_benchmark).
     for (KernelView* v : {&va, &vb, &vo}) {
-      v->sizes = v->sizes.subspan(1);
-      v->strides = v->strides.subspan(1);
+      v->sizes = v->sizes.subspan(nbatch);
+      v->strides = v->strides.subspan(nbatch);
     }
   }
   if (try_dnnl([&] {

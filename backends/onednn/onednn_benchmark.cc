@@ -7,6 +7,10 @@
 //   add_16M/in_place/<c>       a.add_(b) over 16M floats (peer: omp_loop, `a[i] += b[i]`)
 //   matmul_2d/n=<n>/<c>        [n, n] x [n, n], n = 64, 256, 1024, 2048
 //   matmul_batched/b=<b>,n=<n>/<c>   [b, n, n] x [b, n, n]: (8, 64), (8, 256), (4, 1024), (2, 2048)
+//   matmul_4d/<a>x<b>/<c>      attention-like rank-4 products: equal batches
+//                              ([2, 8, 128, 64] x [2, 8, 64, 128], merged into one batch
+//                              dim) and b broadcast over the first ([8, 64, 128]: oneDNN's
+//                              own broadcast, rank 4); tensor_ptr contenders and libtorch
 //   softmax/4096x4096,dim=1/<c>
 //   sum/4096x4096/<c>          over everything
 //   sum/4096x4096,dim=1/<c>
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "testing/all_policies.h"
@@ -93,6 +98,18 @@ void matmul(benchmark::State& state, MatmulSize size) {
   [[maybe_unused]] Env<typename T::policy_type> env;
   const std::vector<int64_t> dims = matmul_dims(size);
   T a = input<T>(dims, 1), b = input<T>(dims, 2);
+  for (auto _ : state) {
+    T c = a.matmul(b);
+    custody::release(c);
+  }
+  custody::release(a);
+  custody::release(b);
+}
+
+template <AnyTensor T>
+void matmul_shapes(benchmark::State& state, std::vector<int64_t> a_sizes, std::vector<int64_t> b_sizes) {
+  [[maybe_unused]] Env<typename T::policy_type> env;
+  T a = input<T>(a_sizes, 1), b = input<T>(b_sizes, 2);
   for (auto _ : state) {
     T c = a.matmul(b);
     custody::release(c);
@@ -272,6 +289,16 @@ void register_matmul(const std::string& case_name, MatmulSize size) {
   for (MatmulSize s : kMatmul2d) register_matmul(absl::StrCat("matmul_2d/n=", s.n), s);
   for (MatmulSize s : kMatmulBatched) {
     register_matmul(absl::StrCat("matmul_batched/b=", s.batch, ",n=", s.n), s);
+  }
+
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes4d = {
+      {{2, 8, 128, 64}, {2, 8, 64, 128}}, {{2, 8, 128, 64}, {8, 64, 128}}};
+  for (const auto& [sa, sb] : shapes4d) {
+    const std::string name = absl::StrCat("matmul_4d/[", absl::StrJoin(sa, ","), "]x[",
+                                          absl::StrJoin(sb, ","), "]");
+    add_peer(name, "libtorch", &libtorch::matmul_shapes, sa, sb);
+    for_each_tensor<TypeList<tensor_ptr::Policy>, HostBackends>(
+        [&]<class T>() { add_peer(name, contender<T>(), &matmul_shapes<T>, sa, sb); });
   }
 
   const std::string softmax_case = absl::StrCat("softmax/", kRows, "x", kCols, ",dim=1");

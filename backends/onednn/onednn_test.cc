@@ -265,6 +265,17 @@ TEST_F(OnednnPrimitivePathTest, MatmulEveryLayoutRunsAJitKernel) {
   ExpectPrimitiveMatchesLoops("batched x vector",
                               [&] { return c.transpose(1, 2).unsqueeze(0).expand({4, 4, 64, 32})
                                         .reshape({16, 64, 32}).matmul(v.narrow(0, 0, 32)); });
+  // Rank 4 and 5: equal batches reach oneDNN merged into one batch dim; a
+  // batch broadcast in some dims only takes oneDNN's own broadcast (size 1).
+  const T c4 = c.reshape({2, 2, 32, 64}), d4 = d.reshape({2, 2, 64, 48});
+  ExpectPrimitiveMatchesLoops("4-D batches", [&] { return c4.matmul(d4); });
+  ExpectPrimitiveMatchesLoops("4-D x 3-D", [&] { return c4.matmul(d4.select(0, 1)); });
+  ExpectPrimitiveMatchesLoops("[2, 1] x [1, 2] batches",
+                              [&] { return c4.narrow(1, 0, 1).matmul(d4.narrow(0, 1, 1)); });
+  ExpectPrimitiveMatchesLoops("5-D, broadcast inside",
+                              [&] { return c4.unsqueeze(1).matmul(d4.narrow(1, 0, 1).unsqueeze(0)); });
+  ExpectPrimitiveMatchesLoops("4-D, b transposed",
+                              [&] { return c4.matmul(d4.transpose(2, 3).contiguous().transpose(2, 3)); });
   EXPECT_EQ(Onednn::rejected_primitives(), rejected) << "a matmul layout fell back from a ref primitive";
   for (const std::string& entry : Onednn::implementations()) {
     if (absl::StartsWith(entry, "matmul")) {
@@ -297,6 +308,8 @@ TEST_F(OnednnPrimitivePathTest, NoPrimitiveRunsAReferenceKernel) {
       [&] { return at.t().matmul(b); }, [&] { return c.matmul(d); },
       [&] { return c.matmul(d.select(0, 0)); }, [&] { return c.select(0, 0).matmul(d); },
       [&] { return a.matmul(b.t().contiguous().t()); }, [&] { return a.matmul(b.select(1, 0)); },
+      [&] { return c.reshape({2, 2, 32, 64}).matmul(d.reshape({2, 2, 64, 48}).select(0, 1)); },
+      [&] { return c.reshape({2, 2, 32, 64}).narrow(1, 0, 1).matmul(d.reshape({2, 2, 64, 48}).narrow(0, 1, 1)); },
   };
   dnnl_set_verbose(1);
   ::testing::internal::CaptureStdout();

@@ -184,10 +184,12 @@ TYPED_TEST_P(TensorPtrContractTest, DeleterNeverRunsWhenTheMakerThrows) {
   CUSTODY_TP_PRELUDE;
   std::atomic<int> calls{0};
   Buffer<B> buf(std::vector<float>{1, 2, 3, 4, 5, 6});
-  EXPECT_THROW(make_tensor_ptr<B>({2, 3}, nullptr, ScalarType::Float,
+  // A pointer not aligned to a float (a null one is accepted: ExecuTorch's data bound later).
+  void* misaligned = static_cast<char*>(buf.get()) + 1;
+  EXPECT_THROW(make_tensor_ptr<B>({2, 3}, misaligned, ScalarType::Float,
                                   TensorShapeDynamism::DYNAMIC_BOUND, buf.counting_deleter(&calls)),
                InvalidArgument);
-  EXPECT_THROW(from_blob<B>(nullptr, {3}, ScalarType::Float, buf.counting_deleter(&calls)),
+  EXPECT_THROW(from_blob<B>(misaligned, {3}, ScalarType::Float, buf.counting_deleter(&calls)),
                InvalidArgument);
   EXPECT_THROW(make_tensor_ptr<B>({2, 3}, buf.get(), {1, 0}, {3, 1}, ScalarType::Float,
                                   TensorShapeDynamism::DYNAMIC_BOUND, buf.counting_deleter(&calls)),

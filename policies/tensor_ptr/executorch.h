@@ -28,11 +28,22 @@
 #ifndef CUSTODY_POLICIES_TENSOR_PTR_EXECUTORCH_H_
 #define CUSTODY_POLICIES_TENSOR_PTR_EXECUTORCH_H_
 
+#include <sys/types.h>  // ssize_t
+
+#include <complex>
 #include <cstdint>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "core/dtype.h"
+#include "core/error.h"
 #include "core/scalar.h"
 #include "core/storage.h"
 #include "core/tensor_impl.h"
@@ -42,6 +53,7 @@
 namespace executorch {
 
 namespace aten {
+// The names of ExecuTorch's runtime/core/exec_aten/exec_aten.h.
 using Tensor = ::custody::TensorImpl;
 using TensorImpl = ::custody::TensorImpl;
 using ScalarType = ::custody::ScalarType;
@@ -55,6 +67,39 @@ using DeviceType = ::custody::DeviceType;
 using DeviceIndex = int;
 using Half = ::custody::Half;
 using BFloat16 = ::custody::BFloat16;
+// What Tensor::sizes() and strides() return (custody's IntSpan is absl::Span<const int64_t>).
+template <class T>
+using ArrayRef = absl::Span<const T>;
+using IntArrayRef = ArrayRef<int64_t>;
+template <class T>
+using OptionalArrayRef = std::optional<ArrayRef<T>>;
+using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
+using TensorList = ArrayRef<Tensor>;
+template <class T>
+using optional = std::optional<T>;
+using nullopt_t = std::nullopt_t;
+using std::nullopt;
+using string_view = std::string_view;
+// ExecuTorch's portable enums (it has one layout and two memory formats).
+enum class Layout : int8_t { Strided = 0 };
+enum class MemoryFormat : int8_t { Contiguous, Preserve };
+// Element types with no custody dtype (complex and quantized tensors are not
+// supported): the names compile, no tensor holds them.
+template <class T>
+using complex = std::complex<T>;
+struct qint8 { using underlying = int8_t; int8_t val_; };
+struct quint8 { using underlying = uint8_t; uint8_t val_; };
+struct qint32 { using underlying = int32_t; int32_t val_; };
+struct quint4x2 { using underlying = uint8_t; uint8_t val_; };
+struct quint2x4 { using underlying = uint8_t; uint8_t val_; };
+
+inline size_t elementSize(ScalarType t) { return ::custody::element_size(t); }
+// The element count of `sizes[0..dim)`; ShapeError for a negative size or an
+// overflow (ExecuTorch aborts).
+inline ssize_t compute_numel(const SizesType* sizes, ssize_t dim) {
+  return static_cast<ssize_t>(::custody::ValueOrThrow(
+      ::custody::checked_numel(::custody::IntSpan(sizes, static_cast<size_t>(dim)), "compute_numel")));
+}
 }  // namespace aten
 
 namespace runtime {
@@ -91,8 +136,63 @@ inline Error to_error(const absl::Status& status) {
   }
 }
 
+// ExecuTorch initializes its platform layer here; custody has nothing to set up.
+inline void runtime_init() {}
+
+// A value or the Error why there is none (ExecuTorch's runtime/core/result.h),
+// as make_tensor_accessor returns it.
+template <class T>
+class Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit, as ExecuTorch's
+  Result(Error error) : value_(error == Error::Ok ? Error::Internal : error) {}  // NOLINT
+  bool ok() const { return std::holds_alternative<T>(value_); }
+  Error error() const { return ok() ? Error::Ok : std::get<Error>(value_); }
+  // The value; a custody::Error (InvalidArgument) when there is none (ExecuTorch aborts).
+  T& get() { return checked(); }
+  const T& get() const { return const_cast<Result*>(this)->checked(); }
+  T& operator*() { return get(); }
+  const T& operator*() const { return get(); }
+  T* operator->() { return &get(); }
+  const T* operator->() const { return &get(); }
+
+ private:
+  T& checked() {
+    if (!ok()) {
+      throw ::custody::InvalidArgument(absl::StrFormat(
+          "Result::get: no value (error 0x%x)", static_cast<uint32_t>(std::get<Error>(value_))));
+    }
+    return std::get<T>(value_);
+  }
+  std::variant<T, Error> value_;
+};
+
 inline bool canCast(aten::ScalarType from, aten::ScalarType to) { return ::custody::can_cast(from, to); }
-inline size_t elementSize(aten::ScalarType t) { return ::custody::element_size(t); }
+using aten::elementSize;
+// ExecuTorch's names: "Byte", "Float", "BFloat16", ...
+inline const char* toString(aten::ScalarType t) {
+  switch (t) {
+#define CUSTODY_ET_NAME_(index, cpp, name, number, text) \
+  case aten::ScalarType::name:                          \
+    return #name;
+    CUSTODY_FORALL_SCALAR_TYPES(CUSTODY_ET_NAME_)
+#undef CUSTODY_ET_NAME_
+  }
+  return "UNKNOWN_SCALAR";
+}
+inline bool isValid(aten::ScalarType t) {
+  for (aten::ScalarType v : ::custody::kAllScalarTypes) {
+    if (v == t) return true;
+  }
+  return false;
+}
+// As ExecuTorch's (ATen's) promotion; half_to_float makes float16/bfloat16 float32.
+inline aten::ScalarType promoteTypes(aten::ScalarType a, aten::ScalarType b, bool half_to_float = false) {
+  const aten::ScalarType r = ::custody::promote_types(a, b, "promoteTypes");
+  return half_to_float && ::custody::is_storage_only(r) ? aten::ScalarType::Float : r;
+}
+inline bool isComplexType(aten::ScalarType) { return false; }  // custody has no complex dtypes
+inline bool isQIntType(aten::ScalarType) { return false; }     // nor quantized ones
 inline bool isFloatingType(aten::ScalarType t) { return ::custody::is_floating_point(t); }
 // As ExecuTorch's: uint16/32/64 are not "integral" (they are barebones unsigned).
 inline bool isIntegralType(aten::ScalarType t, bool include_bool) {
@@ -102,6 +202,10 @@ inline bool isBarebonesUnsignedType(aten::ScalarType t) { return ::custody::is_b
 template <class T>
 struct CppTypeToScalarType {
   static constexpr aten::ScalarType value = ::custody::scalar_type_of<T>;
+};
+template <aten::ScalarType t>
+struct ScalarTypeToCppType {
+  using type = typename ::custody::ScalarTypeToCpp<t>::type;
 };
 
 namespace etensor {
@@ -154,8 +258,68 @@ using ::custody::tensor_ptr::zeros_strided;
   return runtime::to_error(::custody::tensor_ptr::resize_tensor_ptr(tensor, sizes));
 }
 
+// ---- tensor_accessor.h ---------------------------------------------------------
+
+// Indexes a host tensor's elements in place: `acc[i][j]` for rank 2, as
+// ExecuTorch's TensorAccessor (made only by make_tensor_accessor). Indices are
+// not checked; size(i) and stride(i) are (custody::Error).
+template <class T, ssize_t N>
+class TensorAccessor {
+ public:
+  aten::SizesType size(ssize_t i) const { return sizes_[checked_dim(i)]; }
+  aten::StridesType stride(ssize_t i) const { return strides_[checked_dim(i)]; }
+  // The accessor of rank N - 1 at index i of the outermost dim, or for N == 1
+  // the element.
+  decltype(auto) operator[](ssize_t i) const {
+    if constexpr (N == 1) {
+      return data_[strides_[0] * i];
+    } else {
+      return TensorAccessor<T, N - 1>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1);
+    }
+  }
+
+ private:
+  template <class, ssize_t> friend class TensorAccessor;
+  template <class T2, ssize_t N2>
+  friend runtime::Result<TensorAccessor<T2, N2>> make_tensor_accessor(const aten::Tensor& tensor);
+  TensorAccessor(T* data, const aten::SizesType* sizes, const aten::StridesType* strides)
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  ssize_t checked_dim(ssize_t i) const {
+    if (i < 0 || i >= N) {
+      throw ::custody::InvalidArgument(absl::StrFormat(
+          "TensorAccessor: dim %d is outside [0, %d]", static_cast<int64_t>(i), static_cast<int64_t>(N) - 1));
+    }
+    return i;
+  }
+  T* data_;
+  const aten::SizesType* sizes_;
+  const aten::StridesType* strides_;
+};
+
+// A TensorAccessor<T, N> over `tensor`, which must outlive it: InvalidArgument
+// unless N is its rank and sizeof(T) its element size (as ExecuTorch, the
+// dtype itself is not compared), NotSupported for a dim order other than
+// row-major. Unlike ExecuTorch, a tensor without data (null) is
+// InvalidArgument, and so is one on a device the host cannot address.
+template <class T, ssize_t N>
+runtime::Result<TensorAccessor<T, N>> make_tensor_accessor(const aten::Tensor& tensor) {
+  static_assert(N > 0, "a TensorAccessor indexes a tensor of rank >= 1; read a scalar with const_data_ptr<T>()");
+  if (N != tensor.dim() || sizeof(T) != tensor.element_size()) return runtime::Error::InvalidArgument;
+  if (tensor.device().type() != ::custody::DeviceType::CPU) return runtime::Error::InvalidArgument;
+  if (tensor.storage()->data() == nullptr && tensor.numel() > 0) return runtime::Error::InvalidArgument;
+  const ::custody::Dims order = tensor.dim_order();
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] != static_cast<int64_t>(i)) return runtime::Error::NotSupported;
+  }
+  return TensorAccessor<T, N>(static_cast<T*>(tensor.mutable_data_ptr()), tensor.sizes().data(),
+                              tensor.strides().data());
+}
+
 }  // namespace extension
 
 }  // namespace executorch
+
+// ExecuTorch's deprecated name of executorch::aten.
+namespace exec_aten = ::executorch::aten;
 
 #endif  // CUSTODY_POLICIES_TENSOR_PTR_EXECUTORCH_H_

@@ -7,12 +7,18 @@
 // aborts (ET_EXPECT_DEATH), custody throws a typed custody::Error
 // (EXECUTORCH.md, difference 1); those cases say which.
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.h"
+#include "core/random.h"
 #include "gtest/gtest.h"
 #include "policies/tensor_ptr/executorch.h"
 
@@ -601,6 +607,228 @@ TEST(ExecuTorchTensorPtrTest, TypedPointerDeducesItsOwnScalarType) {
     EXPECT_EQ(d->nbytes(), 6u);
   }
   EXPECT_TRUE(freed);
+}
+
+// ---- exec_aten.h and scalar_type_util.h names ----------------------------------------
+
+TEST(ExecuTorchNamesTest, ElementSizeIsInTheAtenNamespaceAsInExecuTorch) {
+  std::vector<uint8_t> bytes(4 * executorch::aten::elementSize(ScalarType::Float));
+  const float values[4] = {1, 2, 3, 4};
+  std::memcpy(bytes.data(), values, bytes.size());
+  auto t = make_tensor_ptr({2, 2}, std::move(bytes));
+  EXPECT_EQ(t->const_data_ptr<float>()[3], 4.f);
+  EXPECT_EQ(exec_aten::elementSize(ScalarType::Short), 2u);
+  EXPECT_EQ(executorch::aten::elementSize(ScalarType::UInt64), 8u);
+}
+
+TEST(ExecuTorchNamesTest, ExecAtenTypesNameWhatTheTensorGives) {
+  using namespace executorch::aten;  // NOLINT: as ExecuTorch's kernels spell it
+  executorch::runtime::runtime_init();
+  auto t = make_tensor_ptr({2, 3}, std::vector<float>(6, 1.f));
+  IntArrayRef sizes = t->sizes();
+  ArrayRef<StridesType> strides = t->strides();
+  EXPECT_EQ(sizes.size(), 2u);
+  EXPECT_EQ(strides[0], 3);
+  EXPECT_EQ(compute_numel(sizes.data(), static_cast<ssize_t>(sizes.size())), 6);
+  const SizesType negative[2] = {2, -1};
+  EXPECT_THROW(compute_numel(negative, 2), ::custody::ShapeError);
+  optional<int64_t> none = nullopt;
+  EXPECT_FALSE(none.has_value());
+  OptionalIntArrayRef maybe = sizes;
+  EXPECT_EQ((*maybe)[1], 3);
+  string_view name = executorch::runtime::toString(ScalarType::BFloat16);
+  EXPECT_EQ(name, "BFloat16");
+  EXPECT_EQ(std::string_view(executorch::runtime::toString(ScalarType::Char)), "Char");
+  EXPECT_TRUE(executorch::runtime::isValid(ScalarType::UInt16));
+  EXPECT_EQ(executorch::runtime::promoteTypes(ScalarType::Int, ScalarType::Float), ScalarType::Float);
+  EXPECT_EQ(executorch::runtime::promoteTypes(ScalarType::Half, ScalarType::Half), ScalarType::Half);
+  EXPECT_EQ(executorch::runtime::promoteTypes(ScalarType::Half, ScalarType::Half, true), ScalarType::Float);
+  static_assert(std::is_same_v<executorch::runtime::ScalarTypeToCppType<ScalarType::Short>::type, int16_t>);
+  static_assert(std::is_same_v<Tensor, TensorImpl>);
+  static_assert(std::is_same_v<TensorList, ArrayRef<Tensor>>);
+  static_assert(std::is_same_v<complex<float>, std::complex<float>>);
+  static_assert(sizeof(qint8) == 1 && sizeof(qint32) == 4);
+  EXPECT_EQ(static_cast<int>(Layout::Strided), 0);
+  EXPECT_NE(MemoryFormat::Contiguous, MemoryFormat::Preserve);
+  EXPECT_FALSE(executorch::runtime::isComplexType(ScalarType::Float));
+}
+
+// ---- rand / randn / randint with every dtype ExecuTorch's makers take --------------
+
+// ExecuTorch converts float samples with static_cast: integers truncate, so
+// rand gives zeros (its CreateRandTensorWithIntType), and randn gives the
+// truncated normal samples.
+TEST(ExecuTorchRandomTest, IntegerAndBoolDtypesConvertFloatSamples) {
+  for (ScalarType type : {ScalarType::Byte, ScalarType::Char, ScalarType::Short, ScalarType::Int,
+                          ScalarType::Long}) {
+    SCOPED_TRACE(executorch::runtime::toString(type));
+    auto t = rand({4, 5}, type);
+    EXPECT_EQ(t->scalar_type(), type);
+    auto as_long = clone_tensor_ptr(t, ScalarType::Long);
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(as_long->const_data_ptr<int64_t>()[i], 0);
+  }
+  ::custody::manual_seed(11);
+  auto f = randn({1000});
+  ::custody::manual_seed(11);
+  auto i = randn({1000}, ScalarType::Int);
+  ::custody::manual_seed(11);
+  auto b = randn({1000}, ScalarType::Bool);
+  ::custody::manual_seed(11);
+  auto u = rand({1000}, ScalarType::Bool);
+  int nonzero = 0;
+  for (int k = 0; k < 1000; ++k) {
+    const float x = f->const_data_ptr<float>()[k];
+    EXPECT_EQ(i->const_data_ptr<int32_t>()[k], static_cast<int32_t>(x)) << k;
+    EXPECT_EQ(b->const_data_ptr<bool>()[k], x != 0.f) << k;
+    nonzero += i->const_data_ptr<int32_t>()[k] != 0;
+    EXPECT_TRUE(u->const_data_ptr<bool>()[k]);  // uniform samples are never exactly 0 here
+  }
+  EXPECT_GT(nonzero, 200);  // |x| >= 1 for about 32% of normal samples
+}
+
+// Half and BFloat16 (ExecuTorch's CreateRandTensorWithHalfType/BFloatType):
+// every sample below 1 after rounding, which needs the bound lowered by half an
+// epsilon (about 24 of 100,000 float samples would round up to 1 in float16, 195 in bfloat16).
+TEST(ExecuTorchRandomTest, HalfAndBFloat16StayBelowOne) {
+  auto h = rand({100000}, ScalarType::Half);
+  auto bf = rand({100000}, ScalarType::BFloat16);
+  EXPECT_EQ(h->scalar_type(), ScalarType::Half);
+  EXPECT_EQ(bf->scalar_type(), ScalarType::BFloat16);
+  float hmax = 0, bmax = 0;
+  for (int k = 0; k < 100000; ++k) {
+    const executorch::aten::Half hv = h->const_data_ptr<executorch::aten::Half>()[k];
+    const executorch::aten::BFloat16 bv = bf->const_data_ptr<executorch::aten::BFloat16>()[k];
+    EXPECT_GE(hv, 0.0);
+    EXPECT_GE(bv, 0.0);
+    hmax = std::max(hmax, static_cast<float>(hv));
+    bmax = std::max(bmax, static_cast<float>(bv));
+  }
+  EXPECT_LT(hmax, 1.f);
+  EXPECT_LT(bmax, 1.f);
+  EXPECT_GT(hmax, 0.99f);
+  ::custody::manual_seed(3);
+  auto n = randn({256});
+  ::custody::manual_seed(3);
+  auto nh = randn({256}, ScalarType::Half);
+  for (int k = 0; k < 256; ++k) {
+    const float x = n->const_data_ptr<float>()[k];
+    EXPECT_EQ(static_cast<float>(nh->const_data_ptr<executorch::aten::Half>()[k]),
+              static_cast<float>(executorch::aten::Half(x)));
+  }
+}
+
+TEST(ExecuTorchRandomTest, RandintWithHalfAndTheLikeMakers) {
+  ::custody::manual_seed(5);
+  auto l = randint(-50, 50, {64}, ScalarType::Long);
+  ::custody::manual_seed(5);
+  auto h = randint(-50, 50, {64}, ScalarType::Half);
+  EXPECT_EQ(h->scalar_type(), ScalarType::Half);
+  for (int k = 0; k < 64; ++k) {
+    EXPECT_EQ(static_cast<float>(h->const_data_ptr<executorch::aten::Half>()[k]),
+              static_cast<float>(l->const_data_ptr<int64_t>()[k]));
+  }
+  auto src = make_tensor_ptr({2, 3}, std::vector<int32_t>(6, 7), {}, {}, ScalarType::Int,
+                             TensorShapeDynamism::DYNAMIC_UNBOUND);
+  auto r = rand_like(src);
+  EXPECT_EQ(r->scalar_type(), ScalarType::Int);
+  EXPECT_EQ(r->const_data_ptr<int32_t>()[5], 0);
+  auto rb = randn_like(src, ScalarType::BFloat16);
+  EXPECT_EQ(rb->scalar_type(), ScalarType::BFloat16);
+  EXPECT_EQ(rb->size(1), 3);
+  auto ri = randint_like(src, 10, 20, ScalarType::Half);
+  for (int k = 0; k < 6; ++k) {
+    const float v = ri->const_data_ptr<executorch::aten::Half>()[k];
+    EXPECT_TRUE(v >= 10 && v < 20 && v == std::floor(v)) << v;
+  }
+  // Beyond ExecuTorch's set (its switch aborts), a typed error naming the dtype.
+  EXPECT_THROW(rand({2}, ScalarType::UInt32), ::custody::DTypeError);
+  EXPECT_THROW(randn({2}, ScalarType::UInt16), ::custody::DTypeError);
+  // A range the dtype cannot hold is refused, as ATen's randint (ExecuTorch wraps).
+  EXPECT_THROW(randint(0, 300, {2}, ScalarType::Char), ::custody::InvalidArgument);
+}
+
+// ---- null data and zero-element tensors ------------------------------------------------
+
+// ExecuTorch lets a tensor have no data (to bind it later): every maker over a
+// pointer takes nullptr, metadata works, aliases and clones have none either.
+// custody adds what ExecuTorch leaves undefined: an op that reads or writes
+// the elements is an InvalidArgument, until TensorImpl::set_data binds memory.
+TEST(ExecuTorchNullDataTest, ATensorWithoutDataIsValidUntilAnOpReadsIt) {
+  auto t = make_tensor_ptr({2, 2}, nullptr);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->dim(), 2);
+  EXPECT_EQ(t->numel(), 4);
+  EXPECT_EQ(t->const_data_ptr(), nullptr);
+  EXPECT_EQ(make_tensor_ptr(t)->const_data_ptr(), nullptr);  // ExecuTorch's MakeTensorPtrFromTensorPtrNull
+  auto clone = clone_tensor_ptr(t);                            // CloneTensorPtrFromTensorPtrNull
+  EXPECT_EQ(clone->const_data_ptr(), nullptr);
+  EXPECT_EQ(clone->size(1), 2);
+  auto cast = clone_tensor_ptr(*t, ScalarType::Int);  // CloneTensorPtrCastNullData: no canCast check
+  EXPECT_EQ(cast->scalar_type(), ScalarType::Int);
+  EXPECT_EQ(cast->const_data_ptr(), nullptr);
+  EXPECT_EQ(from_blob(nullptr, {3})->numel(), 3);
+  EXPECT_EQ(for_blob(nullptr, {1, 3}).strides({3, 1}).make_tensor_ptr()->const_data_ptr(), nullptr);
+  auto reads = [&](const std::function<void()>& f) {
+    try {
+      f();
+      ADD_FAILURE() << "expected an InvalidArgument";
+    } catch (const ::custody::InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("no data"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("[2, 2]"), std::string::npos) << e.what();
+    }
+  };
+  reads([&] { (void)t.add(1.0); });
+  reads([&] { (void)t.matmul(t); });
+  reads([&] { (void)t.to_vector<float>(); });
+  reads([&] { (void)t.contiguous().sum(); });
+  reads([&] { t.fill_(2.0); });
+  EXPECT_EQ((make_tensor_accessor<float, 2>(*t).error()), Error::InvalidArgument);
+  // Bound later, as ExecuTorch's TensorImpl::set_data: the tensor now reads `data`.
+  float data[4] = {1, 2, 3, 4};
+  t->unsafeGetTensorImpl()->set_data(data);
+  EXPECT_EQ(t->const_data_ptr<float>(), data);
+  EXPECT_EQ(t.add(1.0).to_vector<float>(), (std::vector<float>{2, 3, 4, 5}));
+  EXPECT_EQ(clone->const_data_ptr(), nullptr);  // the clone keeps its own (absent) data
+  alignas(8) char odd[20];
+  EXPECT_THROW(t->unsafeGetTensorImpl()->set_data(odd + 1), ::custody::InvalidArgument);
+}
+
+// ExecuTorch's TensorOwningEmptyData: no elements, no data, strides as for the sizes.
+TEST(ExecuTorchNullDataTest, ZeroElementTensorsHaveNoData) {
+  auto t = make_tensor_ptr({0, 5}, std::vector<float>());
+  EXPECT_EQ(t->const_data_ptr<float>(), nullptr);
+  EXPECT_EQ(t->strides()[0], 5);
+  EXPECT_EQ(t->strides()[1], 1);
+  EXPECT_EQ(t->scalar_type(), ScalarType::Float);
+  EXPECT_EQ(make_tensor_ptr({2, 0}, std::vector<uint8_t>())->const_data_ptr(), nullptr);
+  EXPECT_EQ(clone_tensor_ptr(t)->const_data_ptr(), nullptr);
+  EXPECT_EQ(rand({0, 3}, ScalarType::Half)->const_data_ptr(), nullptr);
+  // Ops on it work (nothing to read) and give empty results.
+  EXPECT_EQ(t.add(1.0)->numel(), 0);
+  EXPECT_EQ(t.sum().item<float>(), 0.f);
+}
+
+// ---- tensor_accessor.h ----------------------------------------------------------------
+
+TEST(ExecuTorchTensorAccessorTest, IndexesInPlaceAndRefusesWhatDoesNotFit) {
+  auto t = make_tensor_ptr({2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6});
+  auto acc = make_tensor_accessor<float, 2>(*t);
+  ASSERT_TRUE(acc.ok());
+  EXPECT_EQ(acc->size(0), 2);
+  EXPECT_EQ(acc->stride(0), 3);
+  EXPECT_EQ((*acc)[1][2], 6.f);
+  (*acc)[0][1] = 20.f;
+  EXPECT_EQ(t->const_data_ptr<float>()[1], 20.f);
+  auto ro = make_tensor_accessor<const float, 2>(*t);
+  EXPECT_EQ(ro.get()[0][1], 20.f);
+  auto view = make_tensor_ptr(t, {3, 2});
+  EXPECT_EQ((make_tensor_accessor<float, 2>(*view).get()[2][1]), 6.f);
+  EXPECT_EQ((make_tensor_accessor<float, 3>(*t).error()), Error::InvalidArgument);
+  EXPECT_EQ((make_tensor_accessor<double, 2>(*t).error()), Error::InvalidArgument);
+  auto col = make_tensor_ptr(t, {2, 3}, {1, 0});  // column-major: a dim order ExecuTorch refuses
+  EXPECT_EQ((make_tensor_accessor<float, 2>(*col).error()), Error::NotSupported);
+  EXPECT_THROW(acc->size(2), ::custody::InvalidArgument);
+  EXPECT_THROW((make_tensor_accessor<float, 3>(*t).get()), ::custody::InvalidArgument);
 }
 
 }  // namespace

@@ -125,12 +125,86 @@ ImplRef view_of(const TensorImpl& t, std::vector<SizesType> sizes, std::vector<D
   }
   if (!deleter) return custody::internal::make_view(t, sizes, st, t.storage_offset());
   Ref<Storage> keep = t.storage();
-  return Ops<B>::from_blob(t.data(), sizes, IntSpan(st), t.scalar_type(), t.shape_dynamism(),
+  return blob<B>(t.data(), sizes, IntSpan(st), t.scalar_type(), t.shape_dynamism(),
                            [keep = std::move(keep), d = std::move(deleter)](void* p) mutable {
                              d(p);
                              keep.reset();
                            },
                            op);
+}
+
+// ExecuTorch's makers over a pointer accept a null one (for data bound later,
+// TensorImpl::set_data): the tensor is valid until an op reads or writes its
+// elements, which is an InvalidArgument (core/ops.h, check_has_data).
+template <class B>
+ImplRef blob(void* data, IntSpan sizes, std::optional<IntSpan> strides, ScalarType type,
+             TensorShapeDynamism dynamism, std::function<void(void*)> deleter, const char* op) {
+  return Ops<B>::from_blob(data, sizes, strides, type, dynamism, std::move(deleter), op,
+                           /*allow_null_data=*/true);
+}
+
+// Memory for a tensor the maker fills. As in ExecuTorch, a tensor with no
+// elements has no data (a null data pointer) rather than an empty allocation.
+template <class B>
+ImplRef owned_empty(IntSpan sizes, IntSpan strides, ScalarType type, TensorShapeDynamism dynamism,
+                    const char* op) {
+  if (ValueOrThrow(checked_numel(sizes, op)) == 0) {
+    return blob<B>(nullptr, sizes, strides, type, dynamism, nullptr, op);
+  }
+  return Ops<B>::empty_strided(sizes, strides, type, dynamism, op);
+}
+
+// A new tensor of `type` with `strides` holding `samples` converted (B::copy
+// converts as a static_cast does).
+template <class B>
+ImplRef converted(const TensorImpl& samples, IntSpan strides, ScalarType type,
+                  TensorShapeDynamism dynamism, const char* op) {
+  ImplRef out = owned_empty<B>(samples.sizes(), strides, type, dynamism, op);
+  if (out->numel() > 0) {
+    ThrowIfError(B::copy(custody::internal::kernel_view(*out), custody::internal::kernel_view(samples)));
+  }
+  return out;
+}
+
+// ExecuTorch's rand/randn: float32 and float64 are custody's Philox samples
+// (core's random); every other dtype ExecuTorch's makers take (its
+// ET_SWITCH_REALHBBF16_TYPES: uint8, int8, int16, int32, int64, bool, float16,
+// bfloat16) gets float32 samples converted as ExecuTorch's static_cast does:
+// truncated toward zero for integers (so rand gives zeros), nonzero -> true
+// for bool, rounded for float16/bfloat16, whose uniform bound is lowered by
+// half an epsilon so that no sample rounds up to 1.
+template <class B>
+ImplRef random_as(const char* op, IntSpan sizes, IntSpan strides, ScalarType type, RandomDist dist,
+                  TensorShapeDynamism dynamism) {
+  if (type == ScalarType::Float || type == ScalarType::Double) {
+    return Ops<B>::random(sizes, strides, type, dist, 0, 1, dynamism, op);
+  }
+  switch (type) {
+    case ScalarType::Byte: case ScalarType::Char: case ScalarType::Short: case ScalarType::Int:
+    case ScalarType::Long: case ScalarType::Bool: case ScalarType::Half: case ScalarType::BFloat16:
+      break;
+    default:
+      throw DTypeError(absl::StrFormat(
+          "%s: ExecuTorch's random makers take uint8, int8, int16, int32, int64, bool, float16, "
+          "bfloat16, float32 and float64, not %s", op, dtype_name(type)));
+  }
+  double high = 1;
+  if (dist == RandomDist::kUniform && type == ScalarType::Half) high = 1 - 0x1p-11;  // eps 2^-10
+  if (dist == RandomDist::kUniform && type == ScalarType::BFloat16) high = 1 - 0x1p-8;  // eps 2^-7
+  ImplRef samples = Ops<B>::random(sizes, contiguous_strides(sizes), ScalarType::Float, dist, 0, high,
+                                   TensorShapeDynamism::DYNAMIC_BOUND, op);
+  return converted<B>(*samples, strides, type, dynamism, op);
+}
+
+// randint of any dtype: core's for the computable ones; float16/bfloat16 get
+// int64 samples rounded to them, as ExecuTorch's static_cast does.
+template <class B>
+ImplRef randint_as(const char* op, int64_t low, int64_t high, IntSpan sizes, IntSpan strides,
+                   ScalarType type, TensorShapeDynamism dynamism) {
+  if (!is_storage_only(type)) return Ops<B>::randint(sizes, strides, type, low, high, dynamism, op);
+  ImplRef samples = Ops<B>::randint(sizes, contiguous_strides(sizes), ScalarType::Long, low, high,
+                                    TensorShapeDynamism::DYNAMIC_BOUND, op);
+  return converted<B>(*samples, strides, type, dynamism, op);
 }
 
 // A copy of `t` in dtype `type` that owns its data (canCast rules), with t's
@@ -140,14 +214,18 @@ ImplRef view_of(const TensorImpl& t, std::vector<SizesType> sizes, std::vector<D
 template <class B>
 ImplRef clone_as(const char* op, const TensorImpl& t, ScalarType type) {
   check_device<B>(op, t.device());
+  const Dims st = is_dense(t.sizes(), t.strides()) ? Dims(t.strides().begin(), t.strides().end())
+                                                   : contiguous_strides(t.sizes());
+  if (t.storage()->data() == nullptr) {
+    // No data to copy or cast (ExecuTorch's clone of a null-data tensor has none).
+    return blob<B>(nullptr, t.sizes(), IntSpan(st), type, t.shape_dynamism(), nullptr, op);
+  }
   if (t.scalar_type() != type && !can_cast(t.scalar_type(), type)) {
     throw DTypeError(absl::StrFormat(
         "%s: cannot cast a tensor of dtype %s to %s (floating -> integral and non-bool -> bool "
         "casts lose information)", op, dtype_name(t.scalar_type()), dtype_name(type)));
   }
-  const Dims st = is_dense(t.sizes(), t.strides()) ? Dims(t.strides().begin(), t.strides().end())
-                                                   : contiguous_strides(t.sizes());
-  ImplRef out = Ops<B>::empty_strided(t.sizes(), st, type, t.shape_dynamism(), op);
+  ImplRef out = owned_empty<B>(t.sizes(), st, type, t.shape_dynamism(), op);
   if (t.numel() > 0) ThrowIfError(B::copy(custody::internal::kernel_view(*out), custody::internal::kernel_view(t)));
   return out;
 }
@@ -193,7 +271,7 @@ ImplRef from_values(const char* op, IntSpan sizes, IntSpan strides, const std::v
       std::memcpy(bytes.data() + i * sizeof(D), &v, sizeof(D));
     }
   });
-  ImplRef out = Ops<B>::empty_strided(sizes, strides, type, dyn, op);
+  ImplRef out = owned_empty<B>(sizes, strides, type, dyn, op);
   if (!bytes.empty()) ThrowIfError(B::copy_from_host(out->data(), bytes.data(), bytes.size()));
   return out;
 }
@@ -331,7 +409,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, std::vector<uint8_t
   }
   const Dims st = internal::resolve_strides(op, sizes, dim_order, strides);
   internal::check_dense_strides(op, sizes, st);
-  ImplRef out = internal::Ops<B>::empty_strided(sizes, st, type, dynamism, op);
+  ImplRef out = internal::owned_empty<B>(sizes, st, type, dynamism, op);
   if (!data.empty()) ThrowIfError(B::copy_from_host(out->data(), data.data(), data.size()));
   return TensorPtrOn<B>::adopt(std::move(out));
 }
@@ -356,7 +434,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data,
                                TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND,
                                std::function<void(void*)> deleter = nullptr) {
   const Dims st = internal::resolve_strides("make_tensor_ptr", sizes, dim_order, strides);
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::from_blob(data, sizes, IntSpan(st), type, dynamism,
+  return TensorPtrOn<B>::adopt(internal::blob<B>(data, sizes, IntSpan(st), type, dynamism,
                                                            std::move(deleter), "make_tensor_ptr"));
 }
 
@@ -468,6 +546,11 @@ TensorPtrOn<To> clone_tensor_ptr_to(const TensorPtrOn<From>& tensor) {
   if constexpr (std::is_same_v<To, From>) {
     return clone_tensor_ptr<To>(t);
   } else {
+    if (t.storage()->data() == nullptr) {  // no data to copy: the copy has none either
+      return TensorPtrOn<To>::adopt(internal::blob<To>(nullptr, t.sizes(), contiguous_strides(t.sizes()),
+                                                       t.scalar_type(), t.shape_dynamism(), nullptr,
+                                                       "clone_tensor_ptr_to"));
+    }
     ImplRef c = internal::Ops<From>::contiguous(t);
     std::vector<char> host(c->nbytes());
     if (!host.empty()) ThrowIfError(From::copy_to_host(host.data(), c->data(), host.size()));
@@ -513,7 +596,7 @@ absl::Status resize_tensor_ptr(TensorPtrOn<B>& tensor, const std::vector<SizesTy
 template <class B = DefaultBackend>
 TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, ScalarType type = ScalarType::Float,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::from_blob(data, sizes, std::nullopt, type, dynamism,
+  return TensorPtrOn<B>::adopt(internal::blob<B>(data, sizes, std::nullopt, type, dynamism,
                                                            nullptr, "from_blob"));
 }
 
@@ -521,7 +604,7 @@ template <class B = DefaultBackend>
 TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, std::vector<StridesType> strides,
                          ScalarType type = ScalarType::Float,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::from_blob(data, sizes, IntSpan(strides), type,
+  return TensorPtrOn<B>::adopt(internal::blob<B>(data, sizes, IntSpan(strides), type,
                                                            dynamism, nullptr, "from_blob"));
 }
 
@@ -529,7 +612,7 @@ template <class B = DefaultBackend>
 TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, ScalarType type,
                          std::function<void(void*)> deleter,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::from_blob(data, sizes, std::nullopt, type, dynamism,
+  return TensorPtrOn<B>::adopt(internal::blob<B>(data, sizes, std::nullopt, type, dynamism,
                                                            std::move(deleter), "from_blob"));
 }
 
@@ -537,7 +620,7 @@ template <class B = DefaultBackend>
 TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, std::vector<StridesType> strides,
                          ScalarType type, std::function<void(void*)> deleter,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::from_blob(data, sizes, IntSpan(strides), type,
+  return TensorPtrOn<B>::adopt(internal::blob<B>(data, sizes, IntSpan(strides), type,
                                                            dynamism, std::move(deleter), "from_blob"));
 }
 
@@ -692,60 +775,77 @@ TensorPtrOn<B> ones_like(const TensorPtrOn<B>& other, std::optional<ScalarType> 
   return other.ones_like(type);
 }
 
+// Uniform samples in [0, 1) (rand) and standard normal ones (randn) of every
+// dtype ExecuTorch's makers take: see internal::random_as.
 template <class B = DefaultBackend>
 TensorPtrOn<B> rand(std::vector<SizesType> sizes, ScalarType type = ScalarType::Float,
                     TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::random(sizes, contiguous_strides(sizes), type,
-                                                        RandomDist::kUniform, 0, 1, dynamism, "rand"));
+  return TensorPtrOn<B>::adopt(internal::random_as<B>("rand", sizes, contiguous_strides(sizes), type,
+                                                     RandomDist::kUniform, dynamism));
 }
 template <class B = DefaultBackend>
 TensorPtrOn<B> rand_strided(std::vector<SizesType> sizes, std::vector<StridesType> strides,
                             ScalarType type = ScalarType::Float) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::random(sizes, strides, type, RandomDist::kUniform, 0,
-                                                        1, TensorShapeDynamism::DYNAMIC_BOUND,
-                                                        "rand_strided"));
+  return TensorPtrOn<B>::adopt(internal::random_as<B>("rand_strided", sizes, strides, type,
+                                                     RandomDist::kUniform,
+                                                     TensorShapeDynamism::DYNAMIC_BOUND));
 }
+// The *_like random makers keep other's sizes and dynamism (contiguous), with
+// rand/randn's dtypes above.
 template <class B>
 TensorPtrOn<B> rand_like(const TensorPtrOn<B>& other, std::optional<ScalarType> type = std::nullopt) {
-  return other.rand_like(type);
+  const TensorImpl& t = other.checked_impl("rand_like");
+  return TensorPtrOn<B>::adopt(internal::random_as<B>("rand_like", t.sizes(), contiguous_strides(t.sizes()),
+                                                     type.value_or(t.scalar_type()),
+                                                     RandomDist::kUniform, t.shape_dynamism()));
 }
 
 template <class B = DefaultBackend>
 TensorPtrOn<B> randn(std::vector<SizesType> sizes, ScalarType type = ScalarType::Float,
                      TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::random(sizes, contiguous_strides(sizes), type,
-                                                        RandomDist::kNormal, 0, 1, dynamism, "randn"));
+  return TensorPtrOn<B>::adopt(internal::random_as<B>("randn", sizes, contiguous_strides(sizes), type,
+                                                     RandomDist::kNormal, dynamism));
 }
 template <class B = DefaultBackend>
 TensorPtrOn<B> randn_strided(std::vector<SizesType> sizes, std::vector<StridesType> strides,
                              ScalarType type = ScalarType::Float) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::random(sizes, strides, type, RandomDist::kNormal, 0,
-                                                        1, TensorShapeDynamism::DYNAMIC_BOUND,
-                                                        "randn_strided"));
+  return TensorPtrOn<B>::adopt(internal::random_as<B>("randn_strided", sizes, strides, type,
+                                                     RandomDist::kNormal,
+                                                     TensorShapeDynamism::DYNAMIC_BOUND));
 }
 template <class B>
 TensorPtrOn<B> randn_like(const TensorPtrOn<B>& other, std::optional<ScalarType> type = std::nullopt) {
-  return other.randn_like(type);
+  const TensorImpl& t = other.checked_impl("randn_like");
+  return TensorPtrOn<B>::adopt(internal::random_as<B>("randn_like", t.sizes(), contiguous_strides(t.sizes()),
+                                                     type.value_or(t.scalar_type()),
+                                                     RandomDist::kNormal, t.shape_dynamism()));
 }
 
-// Integers in [low, high). ExecuTorch's default dtype is int32.
+// Integers in [low, high). ExecuTorch's default dtype is int32. Every integer
+// dtype, bool, float32/64 and (as ExecuTorch's, int64 samples rounded)
+// float16/bfloat16; [low, high) must fit the dtype (InvalidArgument, as ATen's
+// randint; ExecuTorch wraps).
 template <class B = DefaultBackend>
 TensorPtrOn<B> randint(int64_t low, int64_t high, std::vector<SizesType> sizes,
                        ScalarType type = ScalarType::Int,
                        TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::randint(sizes, contiguous_strides(sizes), type,
-                                                          low, high, dynamism, "randint"));
+  return TensorPtrOn<B>::adopt(
+      internal::randint_as<B>("randint", low, high, sizes, contiguous_strides(sizes), type, dynamism));
 }
 template <class B = DefaultBackend>
 TensorPtrOn<B> randint_strided(int64_t low, int64_t high, std::vector<SizesType> sizes,
                                std::vector<StridesType> strides, ScalarType type = ScalarType::Int) {
-  return TensorPtrOn<B>::adopt(internal::Ops<B>::randint(
-      sizes, strides, type, low, high, TensorShapeDynamism::DYNAMIC_BOUND, "randint_strided"));
+  return TensorPtrOn<B>::adopt(internal::randint_as<B>("randint_strided", low, high, sizes, strides,
+                                                       type, TensorShapeDynamism::DYNAMIC_BOUND));
 }
 template <class B>
 TensorPtrOn<B> randint_like(const TensorPtrOn<B>& other, int64_t low, int64_t high,
                             std::optional<ScalarType> type = std::nullopt) {
-  return other.randint_like(low, high, type);
+  const TensorImpl& t = other.checked_impl("randint_like");
+  return TensorPtrOn<B>::adopt(internal::randint_as<B>("randint_like", low, high, t.sizes(),
+                                                       contiguous_strides(t.sizes()),
+                                                       type.value_or(t.scalar_type()),
+                                                       t.shape_dynamism()));
 }
 
 }  // namespace custody::tensor_ptr

@@ -209,9 +209,18 @@ TYPED_TEST_P(ErrorsTest, MatmulShapeAndDtypeErrors) {
   CUSTODY_EXPECT_THROWS(ShapeError, s.matmul(a), "matmul", "1-D");
   auto b3 = T::zeros({2, 3, 4});
   auto c3 = T::zeros({3, 4, 5});
-  CUSTODY_EXPECT_THROWS(ShapeError, b3.matmul(c3), "matmul", "batch");
-  auto big = T::zeros({1, 1, 1, 1});
-  CUSTODY_EXPECT_THROWS(ShapeError, big.matmul(big), "matmul", "rank");
+  CUSTODY_EXPECT_THROWS(ShapeError, b3.matmul(c3), "matmul", "[2, 3, 4]", "[3, 4, 5]", "batch",
+                        "2 vs 3");
+  // Batch dims broadcast from the right, as ATen's: [2, 3] against [4, 3] is an
+  // error at the first batch dim; [2, 1, 1] against [4, 3] broadcasts.
+  auto b4 = T::zeros({2, 3, 2, 3});
+  auto c4 = T::zeros({4, 3, 3, 5});
+  CUSTODY_EXPECT_THROWS(ShapeError, b4.matmul(c4), "matmul", "[2, 3, 2, 3]", "[4, 3, 3, 5]",
+                        "2 vs 4 at batch dim 0");
+  const T r = T::zeros({2, 1, 1, 2, 3}).matmul(c4);
+  EXPECT_EQ(std::vector<int64_t>(r.sizes().begin(), r.sizes().end()),
+            (std::vector<int64_t>{2, 4, 3, 2, 5}));
+  CUSTODY_EXPECT_THROWS(ShapeError, b4.matmul(T::zeros({2, 4, 5})), "matmul", "3 != 4");
 }
 
 TYPED_TEST_P(ErrorsTest, CatErrors) {

@@ -1078,6 +1078,15 @@ TYPED_TEST_P(NumericsTest, LargeMatmulFloat32) {
   EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(w).t().matmul(tc.transpose(1, 2)); }, "matmul",
                               {host_view(w, {48, 64}, {1, 48}, 0), host_view(c, {4, 64, 32}, {2048, 1, 64}, 0)},
                               {}, Acc::kPrimitiveSum));
+  // Rank 4 and 5, batch dims broadcast from the right (oneDNN's own broadcast).
+  const auto c4 = in.uniform(Float32, {2, 1, 32, 64}, -1, 1), d4 = in.uniform(Float32, {1, 3, 64, 48}, -1, 1);
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(c4).matmul(make<T>(d4)); }, "matmul", {c4, d4}, {},
+                              Acc::kPrimitiveSum));
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(c4).matmul(td); }, "matmul", {c4, d}, {},
+                              Acc::kPrimitiveSum));
+  const auto e5 = in.uniform(Float32, {2, 3, 1, 32, 64}, -1, 1);  // batches [2, 3, 1] x [1, 3]
+  EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(e5).matmul(make<T>(d4)); }, "matmul", {e5, d4}, {},
+                              Acc::kPrimitiveSum));
   // Float64 of the same size (direct loops).
   const auto a64 = in.uniform(Float64, {64, 128}, -1, 1), b64 = in.uniform(Float64, {128, 96}, -1, 1);
   EXPECT_TRUE(AgreesWithTorch([&] { return make<T>(a64).matmul(make<T>(b64)); }, "matmul", {a64, b64}));

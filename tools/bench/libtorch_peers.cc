@@ -130,6 +130,15 @@ void matmul(benchmark::State& state, int64_t batch, int64_t n) {
   }
 }
 
+void matmul_shapes(benchmark::State& state, std::vector<int64_t> a_sizes, std::vector<int64_t> b_sizes) {
+  warm_up();
+  at::Tensor a = randn(a_sizes, 1), b = randn(b_sizes, 2);
+  for (auto _ : state) {
+    at::Tensor c = at::matmul(a, b);
+    benchmark::DoNotOptimize(c);
+  }
+}
+
 void softmax(benchmark::State& state, int64_t rows, int64_t cols, int64_t dim) {
   warm_up();
   at::Tensor x = randn({rows, cols});

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "benchmark/benchmark.h"
 
@@ -49,6 +50,8 @@ void add_in_place(benchmark::State& state, int64_t numel);      // a.add_(b)
 // ---- linear algebra and reductions ----
 // at::matmul of [batch, n, n] x [batch, n, n] (batch 0: [n, n] x [n, n]).
 void matmul(benchmark::State& state, int64_t batch, int64_t n);
+// at::matmul of tensors of sizes `a` and `b` (any ranks; batch dims broadcast).
+void matmul_shapes(benchmark::State& state, std::vector<int64_t> a, std::vector<int64_t> b);
 void softmax(benchmark::State& state, int64_t rows, int64_t cols, int64_t dim);
 // sum over everything (dim empty) or over `dim` of a [rows, cols] tensor.
 void sum(benchmark::State& state, int64_t rows, int64_t cols, std::optional<int64_t> dim);
