@@ -94,19 +94,6 @@ void add_in_place(benchmark::State& state) {
 }
 
 template <AnyTensor T>
-void matmul(benchmark::State& state, MatmulSize size) {
-  [[maybe_unused]] Env<typename T::policy_type> env;
-  const std::vector<int64_t> dims = matmul_dims(size);
-  T a = input<T>(dims, 1), b = input<T>(dims, 2);
-  for (auto _ : state) {
-    T c = a.matmul(b);
-    custody::release(c);
-  }
-  custody::release(a);
-  custody::release(b);
-}
-
-template <AnyTensor T>
 void matmul_shapes(benchmark::State& state, std::vector<int64_t> a_sizes, std::vector<int64_t> b_sizes) {
   [[maybe_unused]] Env<typename T::policy_type> env;
   T a = input<T>(a_sizes, 1), b = input<T>(b_sizes, 2);
@@ -116,6 +103,11 @@ void matmul_shapes(benchmark::State& state, std::vector<int64_t> a_sizes, std::v
   }
   custody::release(a);
   custody::release(b);
+}
+
+template <AnyTensor T>
+void matmul(benchmark::State& state, MatmulSize size) {
+  matmul_shapes<T>(state, matmul_dims(size), matmul_dims(size));
 }
 
 template <AnyTensor T>
