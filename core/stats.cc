@@ -3,8 +3,11 @@
 #include "core/stats.h"
 
 #include <algorithm>
+#include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/debugging/stacktrace.h"
 #include "absl/strings/str_format.h"
 
 namespace custody {
@@ -91,13 +94,25 @@ int64_t MemoryStats::sum(std::atomic<int64_t> internal::ThreadStatsBlock::*count
   return total;
 }
 
+namespace {
+// The stack of the allocation being recorded, whether or not sites are tracked
+// for leak reports (sites::tracking()): the history asked for it.
+ABSL_ATTRIBUTE_NOINLINE sites::Site alloc_site() {
+  void* pcs[sites::Site::kMaxFrames];
+  return sites::Site::from_frames(pcs, absl::GetStackTrace(pcs, sites::Site::kMaxFrames, 0));
+}
+}  // namespace
+
 void MemoryStats::on_alloc(int64_t bytes, const void* address) {
   internal::ThreadStatsBlock::add(block()->allocs, 1);
   const int64_t now = bytes_in_use_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   int64_t peak = peak_bytes_.load(std::memory_order_relaxed);
   while (now > peak && !peak_bytes_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
-  if (recording()) record(MemoryEventKind::kAlloc, bytes, address);
+  if (recording()) {
+    record(MemoryEventKind::kAlloc, bytes, address,
+           recording_sites_.load(std::memory_order_relaxed) ? alloc_site() : sites::Site());
+  }
 }
 
 void MemoryStats::on_free(int64_t bytes, const void* address) {
@@ -120,23 +135,24 @@ StatsSnapshot MemoryStats::snapshot() const {
   return s;
 }
 
-void MemoryStats::record_history(bool enabled) {
+void MemoryStats::record_history(bool enabled, bool with_sites) {
   absl::MutexLock lock(&mu_);
   if (enabled && !recording_.load()) {
     start_ = std::chrono::steady_clock::now();
     events_.clear();
   }
+  recording_sites_.store(enabled && with_sites);
   recording_.store(enabled);
 }
 
-void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* address) {
+void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* address, sites::Site site) {
   absl::MutexLock lock(&mu_);
   if (!recording_.load(std::memory_order_relaxed)) return;
   const double t =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   events_.push_back(MemoryEvent{t, bytes_in_use_.load(std::memory_order_relaxed),
                                 sum(&internal::ThreadStatsBlock::tensors), kind, bytes,
-                                address});
+                                address, std::move(site)});
 }
 
 void MemoryStats::mark() {

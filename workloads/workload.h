@@ -31,6 +31,11 @@ enum class GcMode {
 struct RunOptions {
   GcMode gc_mode = GcMode::kPressureTrigger;
   int64_t gc_trigger_bytes = int64_t{8} << 20;
+  // A deliberately wasteful variant of the idiom, for the held-dead report's
+  // tests (tools/report): mlp's dispose idiom keeps the hidden activation to
+  // the end of the step instead of disposing it after its last use. Others
+  // ignore it.
+  bool wasteful = false;
 };
 
 class Runner {

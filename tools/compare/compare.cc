@@ -110,8 +110,16 @@ std::string mib(int64_t bytes) { return absl::StrFormat("%.2f", static_cast<doub
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += absl::StrFormat("\\u%04x", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
 }
@@ -137,15 +145,16 @@ struct WorkloadResult {
 void print_table(const WorkloadResult& r) {
   std::cout << "\n== " << r.plan.name << " on " << r.backend << ": " << r.plan.description << "; "
             << r.plan.steps << " " << r.plan.unit << "s per run ==\n";
-  std::cout << absl::StrFormat("%-22s %9s %9s %8s %9s %9s %7s %7s %9s %6s %8s %5s\n", "contender",
+  std::cout << absl::StrFormat("%-22s %9s %9s %8s %9s %9s %7s %6s %7s %9s %6s %8s %5s\n", "contender",
                                "median_ms", "min_ms", "x_torch", "peak_MiB", "bound_MiB", "x_bound",
-                               "live", "leaked_B", "colls", "finalzd", "LoC");
+                               "dead%", "live", "leaked_B", "colls", "finalzd", "LoC");
   const double peer = r.peer_median_ms();
   for (const Measurement& m : r.runs) {
     const std::string ratio = peer > 0 ? absl::StrFormat("%.2f", m.median_ms / peer) : "-";
     if (!m.has_memory) {
-      std::cout << absl::StrFormat("%-22s %9.3f %9.3f %8s %9s %9s %7s %7s %9s %6s %8s %5s\n", m.contender,
-                                   m.median_ms, m.min_ms, ratio, "-", "-", "-", "-", "-", "-", "-", "-");
+      std::cout << absl::StrFormat("%-22s %9.3f %9.3f %8s %9s %9s %7s %6s %7s %9s %6s %8s %5s\n",
+                                   m.contender, m.median_ms, m.min_ms, ratio, "-", "-", "-", "-", "-",
+                                   "-", "-", "-", "-");
       continue;
     }
     const std::string bound_ratio =
@@ -154,8 +163,9 @@ void print_table(const WorkloadResult& r) {
             : "-";
     const bool gc = m.policy == "gc";
     std::cout << absl::StrFormat(
-        "%-22s %9.3f %9.3f %8s %9s %9s %7s %7d %9d %6s %8s %5d\n", m.contender, m.median_ms, m.min_ms,
-        ratio, mib(m.peak_bytes), mib(m.lower_bound_bytes), bound_ratio, m.live_tensors, m.leaked_bytes,
+        "%-22s %9.3f %9.3f %8s %9s %9s %7s %6.1f %7d %9d %6s %8s %5d\n", m.contender, m.median_ms,
+        m.min_ms, ratio, mib(m.peak_bytes), mib(m.lower_bound_bytes), bound_ratio,
+        100 * m.held_dead.held_dead_share(), m.live_tensors, m.leaked_bytes,
         gc ? absl::StrCat(m.collections) : "-", gc ? absl::StrCat(m.finalized) : "-",
         lines_of_code(r.plan.name, m.policy));
   }
@@ -240,6 +250,25 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
           << ", \"leaked_tensors\": " << m.leaked_tensors << ", \"collections\": " << m.collections
           << ", \"finalized\": " << m.finalized << ", \"lines_of_code\": " << lines_of_code(r.plan.name, m.policy)
           << ", \"step_peak_bytes\": [" << absl::StrJoin(m.step_peak_bytes, ", ") << "]";
+        const report::HeldDead& h = m.held_dead;
+        f << ",\n        \"held_dead\": {\"share\": " << json_number(h.held_dead_share())
+          << ", \"byte_steps\": " << json_number(h.byte_steps)
+          << ", \"bound_byte_steps\": " << json_number(h.bound_byte_steps)
+          << ", \"held_dead_byte_steps\": " << json_number(h.held_dead_byte_steps)
+          << ", \"peak_bytes\": " << h.peak_bytes << ", \"peak_step\": " << json_number(h.peak_step)
+          << ", \"dead_at_peak_bytes\": " << h.dead_at_peak_bytes << ", \"sites\": [";
+        for (size_t k = 0; k < h.sites.size(); ++k) {
+          const report::SiteHeld& s = h.sites[k];
+          f << (k ? ", " : "") << "{\"frame\": " << json_string(s.frame)
+            << ", \"pc\": " << json_string(absl::StrFormat("%p", s.pc))
+            << ", \"allocations\": " << s.allocations << ", \"bytes\": " << s.bytes
+            << ", \"byte_steps\": " << json_number(s.byte_steps)
+            << ", \"held_dead_byte_steps\": " << json_number(s.held_dead_byte_steps)
+            << ", \"dead_at_peak_bytes\": " << s.dead_at_peak_bytes
+            << ", \"unfreed_bytes\": " << s.unfreed_bytes << ", \"stack\": " << json_string(s.stack)
+            << "}";
+        }
+        f << "]}";
       }
       f << ", \"step_ms\": [";
       for (size_t k = 0; k < m.step_ms.size(); ++k) f << (k ? ", " : "") << json_number(m.step_ms[k]);

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "tools/report/held_dead.h"
 #include "workloads/workload.h"
 
 namespace custody::compare {
@@ -70,7 +71,11 @@ struct Measurement {
   int64_t collections = 0, finalized = 0;  // gc::stats() deltas over the memory pass
   std::vector<int64_t> step_peak_bytes;    // the highest bytes in use within each step
   std::vector<TimelinePoint> timeline;
+  // Memory held past its last use, by creation site (tools/report/held_dead.h),
+  // from the memory pass's history recorded with sites; `sites` keeps the top kHeldDeadSites.
+  report::HeldDead held_dead;
 };
+inline constexpr size_t kHeldDeadSites = 10;
 
 struct BackendRun {
   std::string name;

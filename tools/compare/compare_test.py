@@ -143,6 +143,30 @@ class CompareQuickTest(unittest.TestCase):
                 self.assertGreater(runs["gc:no_collection"]["live_tensors"],
                                    runs["gc:collect_every_step"]["live_tensors"], workload)
 
+    def test_held_dead_by_site(self):
+        for (workload, backend), r in self.results.items():
+            runs = self.runs(workload, backend)
+            for name in POLICIES + GC_RUNS:
+                h = runs[name]["held_dead"]
+                where = "%s/%s/%s" % (workload, backend, name)
+                # The totals reconcile: byte-time held minus the bound's schedule is the time held dead.
+                self.assertAlmostEqual(h["byte_steps"] - h["bound_byte_steps"], h["held_dead_byte_steps"],
+                                       delta=1e-4 * h["byte_steps"], msg=where)
+                self.assertAlmostEqual(h["share"], h["held_dead_byte_steps"] / h["byte_steps"], delta=1e-4,
+                                       msg=where)
+                self.assertTrue(h["sites"], where)
+                held = [s["held_dead_byte_steps"] for s in h["sites"]]
+                self.assertEqual(held, sorted(held, reverse=True), where + ": sites most held dead first")
+                self.assertLessEqual(sum(held), h["held_dead_byte_steps"] * (1 + 1e-4), where)
+                for s in h["sites"]:
+                    # Folded to the workload's own code (Note [Folding sites]), with its stack.
+                    self.assertIn("custody::workloads::%s::" % workload, s["frame"], where)
+                    self.assertIn(s["frame"].split("(")[0].split("<")[0], s["stack"], where)
+            if workload in ("mlp", "ops"):
+                careful = max(runs[p]["held_dead"]["share"] for p in POLICIES)
+                self.assertLess(careful, 0.08, workload + ": the careful idioms hold little dead")
+                self.assertGreater(runs["gc:no_collection"]["held_dead"]["share"], 0.5, workload)
+
     def test_gc_counters(self):
         for (workload, backend), r in self.results.items():
             runs = self.runs(workload, backend)

@@ -9,7 +9,9 @@
 //     memory history recording (core/stats.h) from before its set-up; `steps`
 //     steps, each ended by a mark; finish(). From the history: the peak of
 //     bytes in use, the live-set lower bound (the peak had every allocation
-//     been freed right after its last use), the timeline; from the counters:
+//     been freed right after its last use), the timeline, the memory held
+//     past its last use by creation site (the history records each
+//     allocation's stack: tools/report/held_dead.h); from the counters:
 //     live tensors after the last step, bytes and tensors left after finish().
 // Recording costs a lock per event, so the passes are separate: timings never
 // include it. The collector runs before each pass and what a gc contender
@@ -106,7 +108,7 @@ Measurement measure(const Contender& c, int64_t steps) {
   m.has_memory = true;
   const StatsSnapshot before = stats.snapshot();
   const gc::Stats gc_before = gc::stats();
-  stats.record_history(true);
+  stats.record_history(true, /*with_sites=*/true);
   {
     std::unique_ptr<workloads::Runner> r = c.make();
     stats.mark();
@@ -128,6 +130,8 @@ Measurement measure(const Contender& c, int64_t steps) {
   m.leaked_tensors = after.live_tensors - before.live_tensors;
   m.lower_bound_bytes = live_set_lower_bound(history);
   read_history(history, before.bytes_in_use, m);
+  m.held_dead = report::held_dead(history);
+  if (m.held_dead.sites.size() > kHeldDeadSites) m.held_dead.sites.resize(kHeldDeadSites);
   dispose_stragglers();
   return m;
 }

@@ -20,8 +20,8 @@ class DisposeTrainer final : public Trainer {
   using T = BasicTensor<dispose::Policy, B>;
 
  public:
-  explicit DisposeTrainer(const MlpData& d, const RunOptions& = {})
-      : d_(d), m_(std::make_unique<MlpModel<T>>(d)) {}
+  explicit DisposeTrainer(const MlpData& d, const RunOptions& o = {})
+      : d_(d), m_(std::make_unique<MlpModel<T>>(d)), wasteful_(o.wasteful) {}
 
   void step() override {
     using dispose::disposing;
@@ -40,7 +40,7 @@ class DisposeTrainer final : public Trainer {
       loss_ = l.loss;
       g2 = nn::linear_backward(m_->fc2, a, dlogits);
     }  // y, logits, dlogits disposed here
-    a.dispose();
+    if (!wasteful_) a.dispose();
     nn::sgd_(m_->fc2, g2, c.lr);
     T dh = nn::relu_backward(mask, g2.input);
     mask.dispose();
@@ -49,6 +49,7 @@ class DisposeTrainer final : public Trainer {
     x.dispose();
     dh.dispose();
     nn::sgd_(m_->fc1, g1, c.lr);
+    if (wasteful_) a.dispose();  // RunOptions::wasteful: held past its last use
     ++step_;
   }
 
@@ -58,6 +59,7 @@ class DisposeTrainer final : public Trainer {
  private:
   const MlpData& d_;
   std::unique_ptr<MlpModel<T>> m_;
+  bool wasteful_;
 };
 
 }  // namespace custody::workloads::mlp
