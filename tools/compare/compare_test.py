@@ -164,7 +164,8 @@ class CompareQuickTest(unittest.TestCase):
                     self.assertIn(s["frame"].split("(")[0].split("<")[0], s["stack"], where)
             if workload in ("mlp", "ops"):
                 careful = max(runs[p]["held_dead"]["share"] for p in POLICIES)
-                self.assertLess(careful, 0.08, workload + ": the careful idioms hold little dead")
+                # scope keeps temporaries to the end of their scope: 9 % on mlp, the others under 4 %.
+                self.assertLess(careful, 0.12, workload + ": the careful idioms hold little dead")
                 self.assertGreater(runs["gc:no_collection"]["held_dead"]["share"], 0.5, workload)
 
     def test_gc_counters(self):
