@@ -23,6 +23,13 @@
 //    mode uses int32_t): code that spells the aliases is unaffected.
 //  * executorch::runtime::Error has ExecuTorch's values; resize_tensor_ptr
 //    returns it (NotSupported for a resize the dynamism or rank forbids).
+//  * The names of ExecuTorch's exec_aten.h (ArrayRef is absl::Span<const T>,
+//    what sizes() returns) and scalar_type_util.h (elementSize, toString,
+//    promoteTypes, ...), runtime_init and Result, the deprecated exec_aten
+//    alias, and tensor_accessor.h's make_tensor_accessor.
+//  * A maker over a pointer takes a null one (data bound later with
+//    TensorImpl::set_data); an op that reads such a tensor throws
+//    custody::InvalidArgument.
 //  * Every other difference is listed in policies/tensor_ptr/EXECUTORCH.md.
 
 #ifndef CUSTODY_POLICIES_TENSOR_PTR_EXECUTORCH_H_
