@@ -126,11 +126,11 @@ ImplRef view_of(const TensorImpl& t, std::vector<SizesType> sizes, std::vector<D
   if (!deleter) return custody::internal::make_view(t, sizes, st, t.storage_offset());
   Ref<Storage> keep = t.storage();
   return blob<B>(t.data(), sizes, IntSpan(st), t.scalar_type(), t.shape_dynamism(),
-                           [keep = std::move(keep), d = std::move(deleter)](void* p) mutable {
-                             d(p);
-                             keep.reset();
-                           },
-                           op);
+                 [keep = std::move(keep), d = std::move(deleter)](void* p) mutable {
+                   d(p);
+                   keep.reset();
+                 },
+                 op);
 }
 
 // ExecuTorch's makers over a pointer accept a null one (for data bound later,
@@ -435,7 +435,7 @@ TensorPtrOn<B> make_tensor_ptr(std::vector<SizesType> sizes, void* data,
                                std::function<void(void*)> deleter = nullptr) {
   const Dims st = internal::resolve_strides("make_tensor_ptr", sizes, dim_order, strides);
   return TensorPtrOn<B>::adopt(internal::blob<B>(data, sizes, IntSpan(st), type, dynamism,
-                                                           std::move(deleter), "make_tensor_ptr"));
+                                                 std::move(deleter), "make_tensor_ptr"));
 }
 
 template <class B = DefaultBackend>
@@ -547,9 +547,9 @@ TensorPtrOn<To> clone_tensor_ptr_to(const TensorPtrOn<From>& tensor) {
     return clone_tensor_ptr<To>(t);
   } else {
     if (t.storage()->data() == nullptr) {  // no data to copy: the copy has none either
-      return TensorPtrOn<To>::adopt(internal::blob<To>(nullptr, t.sizes(), contiguous_strides(t.sizes()),
-                                                       t.scalar_type(), t.shape_dynamism(), nullptr,
-                                                       "clone_tensor_ptr_to"));
+      return TensorPtrOn<To>::adopt(internal::blob<To>(
+          nullptr, t.sizes(), contiguous_strides(t.sizes()), t.scalar_type(), t.shape_dynamism(),
+          nullptr, "clone_tensor_ptr_to"));
     }
     ImplRef c = internal::Ops<From>::contiguous(t);
     std::vector<char> host(c->nbytes());
@@ -597,7 +597,7 @@ template <class B = DefaultBackend>
 TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, ScalarType type = ScalarType::Float,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return TensorPtrOn<B>::adopt(internal::blob<B>(data, sizes, std::nullopt, type, dynamism,
-                                                           nullptr, "from_blob"));
+                                                 nullptr, "from_blob"));
 }
 
 template <class B = DefaultBackend>
@@ -605,7 +605,7 @@ TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, std::vector<S
                          ScalarType type = ScalarType::Float,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return TensorPtrOn<B>::adopt(internal::blob<B>(data, sizes, IntSpan(strides), type,
-                                                           dynamism, nullptr, "from_blob"));
+                                                 dynamism, nullptr, "from_blob"));
 }
 
 template <class B = DefaultBackend>
@@ -613,7 +613,7 @@ TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, ScalarType ty
                          std::function<void(void*)> deleter,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return TensorPtrOn<B>::adopt(internal::blob<B>(data, sizes, std::nullopt, type, dynamism,
-                                                           std::move(deleter), "from_blob"));
+                                                 std::move(deleter), "from_blob"));
 }
 
 template <class B = DefaultBackend>
@@ -621,7 +621,7 @@ TensorPtrOn<B> from_blob(void* data, std::vector<SizesType> sizes, std::vector<S
                          ScalarType type, std::function<void(void*)> deleter,
                          TensorShapeDynamism dynamism = TensorShapeDynamism::DYNAMIC_BOUND) {
   return TensorPtrOn<B>::adopt(internal::blob<B>(data, sizes, IntSpan(strides), type,
-                                                           dynamism, std::move(deleter), "from_blob"));
+                                                 dynamism, std::move(deleter), "from_blob"));
 }
 
 // A typed pointer names its dtype, as in ExecuTorch's newest maker: from_blob
