@@ -310,7 +310,8 @@ class TensorAccessor {
 // InvalidArgument, and so is one on a device the host cannot address.
 template <class T, ssize_t N>
 runtime::Result<TensorAccessor<T, N>> make_tensor_accessor(const aten::Tensor& tensor) {
-  static_assert(N > 0, "a TensorAccessor indexes a tensor of rank >= 1; read a scalar with const_data_ptr<T>()");
+  static_assert(N > 0,
+                "a TensorAccessor indexes a tensor of rank >= 1; read a scalar with const_data_ptr<T>()");
   if (N != tensor.dim() || sizeof(T) != tensor.element_size()) return runtime::Error::InvalidArgument;
   if (tensor.device().type() != ::custody::DeviceType::CPU) return runtime::Error::InvalidArgument;
   if (tensor.storage()->data() == nullptr && tensor.numel() > 0) return runtime::Error::InvalidArgument;
