@@ -250,10 +250,11 @@ bool has_zero_stride(const KernelView& v) {
   }
   return false;
 }
-// A broadcast operand as oneDNN wants it: size 1 where our stride is 0.
-OwnedKernelView squash_broadcast(const KernelView& v) {
+// A broadcast operand as oneDNN wants it: size 1 where our stride is 0 (in
+// the first `dims` dims only, e.g. a matmul's batch dims).
+OwnedKernelView squash_broadcast(const KernelView& v, size_t dims = SIZE_MAX) {
   OwnedKernelView r(v);
-  for (size_t i = 0; i < r.sizes.size(); ++i) {
+  for (size_t i = 0; i < std::min(dims, r.sizes.size()); ++i) {
     if (r.strides[i] == 0) r.sizes[i] = 1;
   }
   return r;
@@ -540,20 +541,8 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
   };
   KernelView va = a, vb = b, vo = out;
   OwnedKernelView sa, sb, o;
-  if (broadcasts(a)) {
-    sa = OwnedKernelView(a);
-    for (size_t d = 0; d < nbatch; ++d) {
-      if (a.strides[d] == 0) sa.sizes[d] = 1;
-    }
-    va = sa;
-  }
-  if (broadcasts(b)) {
-    sb = OwnedKernelView(b);
-    for (size_t d = 0; d < nbatch; ++d) {
-      if (b.strides[d] == 0) sb.sizes[d] = 1;
-    }
-    vb = sb;
-  }
+  if (broadcasts(a)) va = sa = squash_broadcast(a, nbatch);
+  if (broadcasts(b)) vb = sb = squash_broadcast(b, nbatch);
   // A batch dim both operands broadcast (expanded views on both sides) has no
   // oneDNN form: with one batch dim, one product is copied into every output
   // batch; with more, the loops compute it.
