@@ -262,6 +262,9 @@ ImplRef Ops<B>::from_host(const void* data, size_t nbytes, ScalarType dtype, Int
         nbytes, shape_str(sizes), dtype_name(dtype), n, element_size(dtype),
         static_cast<size_t>(n) * element_size(dtype)));
   }
+  // Host data copied in is an input, unless the caller said what it is (a parameter's values).
+  const CategoryScope input(internal::current_category == MemoryCategory::kUnknown ? MemoryCategory::kInput
+                                                                                   : internal::current_category);
   ImplRef t = empty(sizes, dtype, dyn, op);
   if (nbytes > 0) ThrowIfError(B::copy_from_host(t->data(), data, nbytes));
   return t;

@@ -23,6 +23,8 @@ std::string StatsSnapshot::to_string() const {
 namespace internal {
 
 constinit thread_local ThreadStatsCache thread_stats_cache{};
+constinit thread_local MemoryCategory current_category = MemoryCategory::kUnknown;
+constinit thread_local bool in_collector = false;
 
 namespace {
 
@@ -45,7 +47,50 @@ struct ThreadBlocks {
 }  // namespace
 }  // namespace internal
 
-MemoryStats::MemoryStats() : id_(internal::g_next_id.fetch_add(1, std::memory_order_relaxed)) {}
+namespace {
+// Every MemoryStats alive, for record_collection().
+struct Registry {
+  absl::Mutex mu;
+  std::vector<MemoryStats*> all ABSL_GUARDED_BY(mu);
+};
+Registry& registry() {
+  static Registry* r = new Registry;  // never destroyed: stats may outlive static destructors
+  return *r;
+}
+}  // namespace
+
+MemoryStats::MemoryStats() : id_(internal::g_next_id.fetch_add(1, std::memory_order_relaxed)) {
+  Registry& r = registry();
+  absl::MutexLock lock(&r.mu);
+  r.all.push_back(this);
+}
+
+MemoryStats::~MemoryStats() {
+  Registry& r = registry();
+  absl::MutexLock lock(&r.mu);
+  r.all.erase(std::remove(r.all.begin(), r.all.end(), this), r.all.end());
+}
+
+void record_collection() {
+  Registry& r = registry();
+  absl::MutexLock lock(&r.mu);
+  for (MemoryStats* s : r.all) {
+    if (s->recording()) s->record(MemoryEventKind::kCollection, 0);
+  }
+}
+
+const char* category_name(MemoryCategory c) {
+  switch (c) {
+    case MemoryCategory::kParameter: return "parameter";
+    case MemoryCategory::kOptimizerState: return "optimizer_state";
+    case MemoryCategory::kInput: return "input";
+    case MemoryCategory::kActivation: return "activation";
+    case MemoryCategory::kGradient: return "gradient";
+    case MemoryCategory::kTemporary: return "temporary";
+    case MemoryCategory::kUnknown: break;
+  }
+  return "unknown";
+}
 
 internal::ThreadStatsBlock* MemoryStats::block_slow() {
   using internal::ThreadStatsBlock;
@@ -152,7 +197,10 @@ void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* addres
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   events_.push_back(MemoryEvent{t, bytes_in_use_.load(std::memory_order_relaxed),
                                 sum(&internal::ThreadStatsBlock::tensors), kind, bytes,
-                                address, std::move(site)});
+                                address, std::move(site),
+                                kind == MemoryEventKind::kAlloc ? internal::current_category
+                                                                : MemoryCategory::kUnknown,
+                                kind == MemoryEventKind::kFree && internal::in_collector});
 }
 
 void MemoryStats::mark() {

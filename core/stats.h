@@ -36,7 +36,28 @@ struct StatsSnapshot {
 
 // kUse: a kernel read or wrote the allocation `address` (recorded where a
 // kernel view of a tensor is taken, and on copies to the host).
-enum class MemoryEventKind : uint8_t { kAlloc, kFree, kTensorCreated, kTensorDestroyed, kMark, kUse };
+// kCollection: a garbage collection began (record_collection(), called by the
+// gc policy before each collection it runs).
+enum class MemoryEventKind : uint8_t { kAlloc, kFree, kTensorCreated, kTensorDestroyed, kMark, kUse, kCollection };
+
+// What an allocation holds, as PyTorch's memory profiler categories: the
+// category in effect when it was made (CategoryScope below). core/nn sets them
+// (parameters in VarStore, activations in module forwards, gradients in the
+// backward functions, optimizer state in the optimizers), host data copied in
+// (from_vector, from_blob copies) is an input; tools/report refines the rest
+// from the history (Note [Memory categories], tools/report/held_dead.h).
+enum class MemoryCategory : uint8_t {
+  kUnknown,  // nothing said: tools/report calls it an activation or a temporary
+  kParameter,
+  kOptimizerState,
+  kInput,
+  kActivation,
+  kGradient,
+  kTemporary,
+};
+inline constexpr int kNumMemoryCategories = 7;
+// "parameter", "optimizer_state", "input", "activation", "gradient", "temporary", "unknown".
+const char* category_name(MemoryCategory c);
 
 struct MemoryEvent {
   double time_s;          // seconds since history recording started
@@ -48,6 +69,8 @@ struct MemoryEvent {
   // The call stack that made a kAlloc, when the history records sites
   // (record_history(true, /*with_sites=*/true)); empty otherwise.
   sites::Site site;
+  MemoryCategory category = MemoryCategory::kUnknown;  // kAlloc: the category it was made in
+  bool by_collector = false;  // kFree: given back by a gc finalizer (a collection found it unreachable)
 };
 
 // The live-set lower bound of a recorded history: the peak of bytes in use had
@@ -96,11 +119,45 @@ struct ThreadStatsCache {
 };
 extern constinit thread_local ThreadStatsCache thread_stats_cache;
 
+// This thread's category for what it allocates now (CategoryScope), and
+// whether it is running gc finalizers (set by policies/gc).
+extern constinit thread_local MemoryCategory current_category;
+extern constinit thread_local bool in_collector;
+
 }  // namespace internal
+
+// Everything this thread allocates while a CategoryScope is alive is of its
+// category, nested scopes overriding outer ones, except inside a parameter or
+// optimizer-state scope: what builds persistent state is that state (its
+// temporaries are given back at once). A thread-local store and load; what it
+// says reaches only a recorded memory history.
+//
+//   CategoryScope c(MemoryCategory::kActivation);
+//   T h = x.matmul(w);   // recorded as an activation
+class CategoryScope {
+ public:
+  explicit CategoryScope(MemoryCategory c) : previous_(internal::current_category) {
+    if (previous_ != MemoryCategory::kParameter && previous_ != MemoryCategory::kOptimizerState) {
+      internal::current_category = c;
+    }
+  }
+  CategoryScope(const CategoryScope&) = delete;
+  CategoryScope& operator=(const CategoryScope&) = delete;
+  ~CategoryScope() { internal::current_category = previous_; }
+
+ private:
+  MemoryCategory previous_;
+};
+
+// Adds a kCollection event to the history of every MemoryStats recording one:
+// the gc policy calls it as each collection begins, so a report can tell
+// memory a program still held from garbage waiting for the collector.
+void record_collection();
 
 class MemoryStats {
  public:
   MemoryStats();
+  ~MemoryStats();
   MemoryStats(const MemoryStats&) = delete;
   MemoryStats& operator=(const MemoryStats&) = delete;
 
@@ -134,6 +191,7 @@ class MemoryStats {
   void clear_history();
 
  private:
+  friend void record_collection();
   // This thread's counter block (Note [Per-thread counters]).
   internal::ThreadStatsBlock* block() {
     const internal::ThreadStatsCache& c = internal::thread_stats_cache;

@@ -56,6 +56,7 @@ LossAndGrad<T> cross_entropy(const H& logits, const TensorOf<H>& targets) {
     Temporary<T> total = ylogp->sum();
     loss = static_cast<float>(-total->template item<float>() * inv_batch);
   }
+  const CategoryScope gradient(MemoryCategory::kGradient);  // for a memory history (core/stats.h)
   Temporary<T> p = logp->exp();
   Temporary<T> diff = p->sub(targets);
   return LossAndGrad<T>{loss, diff->mul(inv_batch)};
@@ -92,6 +93,7 @@ LinearGrads<T> linear_backward(const Linear<T>& layer, const std::type_identity_
         "linear_backward: expected x [batch, in] and dy [batch, out], but got %s and %s",
         shape_str(x.sizes()), shape_str(dy.sizes())));
   }
+  const CategoryScope gradient(MemoryCategory::kGradient);
   Temporary<T> dw = [&] {
     Temporary<T> dy_t = dy.t();
     return dy_t->matmul(x);
@@ -116,6 +118,7 @@ LinearGrads<T> linear_backward(const Linear<T>& layer, const std::type_identity_
 // quarter of pre's bytes (float32). Keep it instead of `pre` from the forward.
 template <AnyTensor H, class T = TensorOf<H>>
 T relu_mask(const H& pre) {
+  const CategoryScope activation(MemoryCategory::kActivation);  // saved for the backward
   return pre.gt(0.0);
 }
 
@@ -128,6 +131,7 @@ T relu_backward(const H& mask, const TensorOf<H>& dy) {
     throw DTypeError(absl::StrFormat("relu_backward: expected the bool mask of relu_mask(pre), but got %s",
                                      dtype_name(mask.scalar_type())));
   }
+  const CategoryScope gradient(MemoryCategory::kGradient);
   Temporary<T> zero = T::scalar(0.0, dy.scalar_type());
   return custody::where(mask, dy, *zero);
 }
@@ -135,6 +139,7 @@ T relu_backward(const H& mask, const TensorOf<H>& dy) {
 // param -= lr * grad, in place; `grad` is scaled in place and given back.
 template <AnyTensor T>
 void sgd_(const T& param, T& grad, double lr) {
+  const CategoryScope optimizer(MemoryCategory::kOptimizerState);  // what it makes is its state
   Temporary<T> g = std::move(grad);
   { Temporary<T> scaled = g->mul_(lr); }
   Temporary<T> updated = param.sub_(*g);

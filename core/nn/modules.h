@@ -60,6 +60,7 @@ class Linear : public Module<T> {
   }
 
   T forward(const T& x) const override {
+    const CategoryScope activation(MemoryCategory::kActivation);
     Temporary<T> wt = weight_.t();
     Temporary<T> y = x.matmul(*wt);
     if (!has_bias_) return y.take();
@@ -84,7 +85,10 @@ class Embedding : public Module<T> {
   Embedding(VarStore<T>& vs, const std::string& name, int64_t num, int64_t dim)
       : weight_(vs.randn(name + ".weight", std::vector<int64_t>{num, dim}, 1.0)) {}
   explicit Embedding(T weight) : weight_(std::move(weight)) {}
-  T forward(const T& indices) const override { return custody::embedding(weight_, indices); }
+  T forward(const T& indices) const override {
+    const CategoryScope activation(MemoryCategory::kActivation);
+    return custody::embedding(weight_, indices);
+  }
   const T& weight() const { return weight_; }
 
  private:
@@ -101,6 +105,7 @@ class RMSNorm : public Module<T> {
   RMSNorm(T weight, double eps) : weight_(std::move(weight)), eps_(eps) {}
 
   T forward(const T& x) const override {
+    const CategoryScope activation(MemoryCategory::kActivation);
     Temporary<T> inv = [&] {
       Temporary<T> sq = x.mul(x);
       Temporary<T> ms = sq->mean(-1, /*keepdim=*/true);
@@ -120,13 +125,19 @@ class RMSNorm : public Module<T> {
 template <AnyTensor T>
 class ReLU : public Module<T> {
  public:
-  T forward(const T& x) const override { return x.relu(); }
+  T forward(const T& x) const override {
+    const CategoryScope activation(MemoryCategory::kActivation);
+    return x.relu();
+  }
 };
 
 template <AnyTensor T>
 class SiLU : public Module<T> {
  public:
-  T forward(const T& x) const override { return x.silu(); }
+  T forward(const T& x) const override {
+    const CategoryScope activation(MemoryCategory::kActivation);
+    return x.silu();
+  }
 };
 
 // Runs its modules in order; each intermediate output is given back as soon as

@@ -123,6 +123,7 @@ class VarStore {
   template <class Fn>
   T make(std::string name, Fn fn) {
     [[maybe_unused]] typename Traits::Unscoped allow;
+    const CategoryScope parameter(MemoryCategory::kParameter);  // for a memory history (core/stats.h)
     return add(std::move(name), fn());
   }
   int64_t index_of(std::string_view name) const {

@@ -22,6 +22,7 @@
 #include "core/reclaim.h"
 #include "core/sites.h"
 #include "core/spin_lock.h"
+#include "core/stats.h"
 #include "policies/internal/intrusive_list.h"
 #include "policies/internal/per_thread.h"
 
@@ -182,9 +183,11 @@ int64_t run_pending() {
   if (tls_in_finalizers) return 0;  // a finalizer (e.g. a from_blob deleter) got here: no recursion
   const int64_t before = tls_finalized;
   tls_in_finalizers = true;
+  custody::internal::in_collector = true;  // frees here are the collector's (core/stats.h)
   while (GC_should_invoke_finalizers()) {
     if (GC_invoke_finalizers() == 0) break;
   }
+  custody::internal::in_collector = false;
   tls_in_finalizers = false;
   return tls_finalized - before;
 }
@@ -195,6 +198,7 @@ enum class Cause { kExplicit, kPressure, kReclaim };
 int64_t collect_now(Cause cause) {
   Counters& c = counters();
   c.reset_bytes_since();
+  custody::record_collection();  // a memory history tells held memory from garbage (core/stats.h)
   GC_gcollect();
   c.collections.fetch_add(1, std::memory_order_relaxed);
   if (cause == Cause::kPressure) c.pressure_collections.fetch_add(1, std::memory_order_relaxed);

@@ -13,7 +13,10 @@
 // Per workload it prints a table (columns explained in README, "Comparing the
 // policies"), writes every number to <out>/compare.json, and draws
 // <out>/<workload>_<backend>_memory.png (gnuplot): bytes in use over the
-// steps, one line per contender. <out> defaults to compare-out/ in the
+// steps, one line per contender, and <out>/report.html (tools/report/html.h):
+// the tables, a verdict per workload, and per contender a timeline by
+// category with the live-set bound, the sites holding memory past its last
+// use with their stacks, and the leaks. <out> defaults to compare-out/ in the
 // workspace under `bazel run`, else in the current directory.
 
 #include <unistd.h>
@@ -40,6 +43,7 @@
 #include "tools/compare/compare.h"
 #include "tools/compare/output.h"
 #include "tools/flags/flags.h"
+#include "tools/report/html.h"
 
 namespace custody::compare {
 namespace {
@@ -107,27 +111,8 @@ Options parse(int argc, char** argv) {
 
 std::string mib(int64_t bytes) { return absl::StrFormat("%.2f", static_cast<double>(bytes) / (1 << 20)); }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", static_cast<unsigned char>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  return absl::StrFormat("%.6g", v);
-}
+using report::json_number;
+using report::json_string;
 
 struct WorkloadResult {
   std::string backend;
@@ -256,7 +241,20 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
           << ", \"bound_byte_steps\": " << json_number(h.bound_byte_steps)
           << ", \"held_dead_byte_steps\": " << json_number(h.held_dead_byte_steps)
           << ", \"peak_bytes\": " << h.peak_bytes << ", \"peak_step\": " << json_number(h.peak_step)
-          << ", \"dead_at_peak_bytes\": " << h.dead_at_peak_bytes << ", \"sites\": [";
+          << ", \"dead_at_peak_bytes\": " << h.dead_at_peak_bytes << ", \"collections\": " << h.collections
+          << ", \"awaiting_collection_byte_steps\": " << json_number(h.awaiting_collection_byte_steps);
+        const auto by_category = [&f](const char* key, const auto& values) {
+          f << ", \"" << key << "\": {";
+          for (int k = 0; k < kNumMemoryCategories; ++k) {
+            f << (k ? ", " : "") << json_string(category_name(static_cast<MemoryCategory>(k))) << ": "
+              << absl::StrCat(values[static_cast<size_t>(k)]);  // bytes exact; byte-steps to the last digit
+          }
+          f << "}";
+        };
+        by_category("peak_by_category", h.peak_by_category);
+        by_category("dead_at_peak_by_category", h.dead_at_peak_by_category);
+        by_category("held_dead_by_category", h.held_dead_by_category);
+        f << ", \"sites\": [";
         for (size_t k = 0; k < h.sites.size(); ++k) {
           const report::SiteHeld& s = h.sites[k];
           f << (k ? ", " : "") << "{\"frame\": " << json_string(s.frame)
@@ -265,6 +263,9 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
             << ", \"byte_steps\": " << json_number(s.byte_steps)
             << ", \"held_dead_byte_steps\": " << json_number(s.held_dead_byte_steps)
             << ", \"dead_at_peak_bytes\": " << s.dead_at_peak_bytes
+            << ", \"alive_at_peak_bytes\": " << s.alive_at_peak_bytes
+            << ", \"awaiting_collection_byte_steps\": " << json_number(s.awaiting_collection_byte_steps)
+            << ", \"category\": " << json_string(category_name(s.category))
             << ", \"unfreed_bytes\": " << s.unfreed_bytes << ", \"stack\": " << json_string(s.stack)
             << "}";
         }
@@ -279,6 +280,33 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
   f << "  ]\n}\n";
   const std::string path = o.out_dir + "/compare.json";
   write_file(path, f.str());  // Note [Results never silently lost]
+  return path;
+}
+
+// compare-out/report.html (tools/report/html.h): the tables, timelines by category, held-dead sites.
+std::string write_report(const Options& o, const std::vector<WorkloadResult>& results) {
+  std::vector<report::WorkloadData> data;
+  for (const WorkloadResult& r : results) {
+    report::WorkloadData w{r.plan.name, r.backend, r.plan.unit, r.plan.description, r.plan.steps, {}};
+    for (const Measurement& m : r.runs) {
+      report::ContenderData c;
+      c.name = m.contender;
+      c.policy = m.policy;
+      c.median_ms = m.median_ms;
+      c.min_ms = m.min_ms;
+      c.lines_of_code = m.has_memory ? lines_of_code(r.plan.name, m.policy) : 0;
+      c.has_memory = m.has_memory;
+      c.peak_bytes = m.peak_bytes;
+      c.lower_bound_bytes = m.lower_bound_bytes;
+      c.leaked_bytes = m.leaked_bytes;
+      c.leaked_tensors = m.leaked_tensors;
+      c.held_dead = m.held_dead;
+      w.contenders.push_back(std::move(c));
+    }
+    data.push_back(std::move(w));
+  }
+  const std::string path = o.out_dir + "/report.html";
+  write_file(path, report::render_html("custody compare: the ownership policies side by side", data));
   return path;
 }
 
@@ -331,7 +359,7 @@ int run(int argc, char** argv) {
   }
   // Every measurement done: now the files, each whole or not at all.
   for (WorkloadResult& r : results) r.plot = plot(o, r);
-  std::cout << "\nwrote " << write_json(o, results);
+  std::cout << "\nwrote " << write_json(o, results) << ", " << write_report(o, results);
   for (const WorkloadResult& r : results) {
     if (!r.plot.empty()) std::cout << ", " << r.plot;
   }

@@ -72,7 +72,8 @@ struct Measurement {
   std::vector<int64_t> step_peak_bytes;    // the highest bytes in use within each step
   std::vector<TimelinePoint> timeline;
   // Memory held past its last use, by creation site (tools/report/held_dead.h),
-  // from the memory pass's history recorded with sites; `sites` keeps the top kHeldDeadSites.
+  // from the memory pass's history recorded with sites; `sites` keeps the top kHeldDeadSites
+  // by held dead and by bytes at the peak, and the leaks (report::keep_top_sites).
   report::HeldDead held_dead;
 };
 inline constexpr size_t kHeldDeadSites = 10;

@@ -19,18 +19,29 @@ the JSON's shape and the values a reader relies on (never timing ratios):
     checksum) on a backend, and llama's token also across backends and libtorch;
   * gc counters: a collection per step when collecting every step, none of
     ours without trigger or collection;
-  * lines of code counted for every policy; a PNG per workload and backend.
+  * lines of code counted for every policy; a PNG per workload and backend;
+  * categories: what is alive at the peak adds up to the peak by category,
+    and mlp's parameters there are exactly its shapes' bytes;
+  * under gc, the memory held dead splits into garbage awaiting a collection
+    (at most) and what the program held; no other policy awaits a collection;
+  * report.html, self-contained, opened in headless Chromium: no errors,
+    every chart drawn, the peaks' hover data there, verdicts that name the
+    contenders the numbers say.
 
     compare_test.py --policies=tensor_ptr,dispose,scope,gc,manual --backends=onednn,aten path/to/compare
 """
 
+import html
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import unittest
+
+from tools.report import headless
 
 # Set from the command line (tools/compare/BUILD passes POLICIES and HOST_BACKENDS of
 # tools/build_defs/flags.bzl): the deterministic policies, then gc's three runs.
@@ -167,6 +178,81 @@ class CompareQuickTest(unittest.TestCase):
                 # scope keeps temporaries to the end of their scope: 9 % on mlp, the others under 4 %.
                 self.assertLess(careful, 0.12, workload + ": the careful idioms hold little dead")
                 self.assertGreater(runs["gc:no_collection"]["held_dead"]["share"], 0.5, workload)
+
+    def test_categories(self):
+        for (workload, backend), r in self.results.items():
+            runs = self.runs(workload, backend)
+            for name in POLICIES + GC_RUNS:
+                h = runs[name]["held_dead"]
+                where = "%s/%s/%s" % (workload, backend, name)
+                self.assertEqual(sum(h["peak_by_category"].values()), h["peak_bytes"], where)
+                self.assertLessEqual(sum(h["dead_at_peak_by_category"].values()), h["dead_at_peak_bytes"], where)
+                self.assertAlmostEqual(sum(h["held_dead_by_category"].values()), h["held_dead_byte_steps"],
+                                       delta=1e-4 * max(1, h["held_dead_byte_steps"]), msg=where)
+                self.assertGreater(h["peak_by_category"]["parameter"], 0, where)
+                if workload == "mlp":
+                    s = r["shapes"]
+                    params = s["hidden"] * s["features"] + s["hidden"] + s["classes"] * s["hidden"] + s["classes"]
+                    self.assertEqual(h["peak_by_category"]["parameter"], F32 * params, where)
+                    self.assertGreater(h["peak_by_category"]["input"], 0, where)
+                    self.assertEqual(h["peak_by_category"]["unknown"], 0, where)
+                    cats = {site["category"] for site in h["sites"]}
+                    self.assertTrue({"activation", "parameter"} <= cats, "%s: %s" % (where, cats))
+
+    def test_garbage_awaiting_collection(self):
+        for (workload, backend), r in self.results.items():
+            runs = self.runs(workload, backend)
+            for name in POLICIES + GC_RUNS:
+                h = runs[name]["held_dead"]
+                where = "%s/%s/%s" % (workload, backend, name)
+                self.assertLessEqual(h["awaiting_collection_byte_steps"], h["held_dead_byte_steps"] * (1 + 1e-4),
+                                     where)
+                # The history also sees the collections of finish(), after the counters were read.
+                self.assertGreaterEqual(h["collections"], runs[name]["collections"], where)
+                if name in POLICIES:
+                    self.assertEqual(h["collections"], 0, where)
+                if name in POLICIES:  # nothing is the collector's
+                    self.assertEqual(h["awaiting_collection_byte_steps"], 0, where)
+            if workload in ("mlp", "ops"):
+                # The steps' temporaries are left to the collector: found at the step's end, or by
+                # finish()'s collection under no_collection: mostly garbage awaiting it.
+                for name in GC_RUNS:
+                    h = runs[name]["held_dead"]
+                    self.assertGreater(h["awaiting_collection_byte_steps"], 0.5 * h["held_dead_byte_steps"],
+                                       "%s/%s" % (workload, name))
+
+    def test_report_html(self):
+        path = os.path.join(self.out, "report.html")
+        with open(path, encoding="utf-8") as f:
+            page = f.read()
+        # One self-contained file: nothing to fetch.
+        self.assertNotRegex(page, r"""(src|href)\s*=\s*["']?(https?:)?//""")
+        self.assertNotIn("<link", page)
+        r = headless.open_report(path)
+        self.assertTrue(r["rendered"], r["dom"][-2000:])
+        self.assertEqual(r["errors"], 0, re.findall(r'<pre id="errors">(.*?)</pre>', r["dom"], re.S))
+        self.assertEqual([l for l in r["console"] if "rror" in l or "Uncaught" in l], [])
+        charts = len(self.results) * (len(POLICIES) + len(GC_RUNS))
+        self.assertEqual(r["charts"], charts)
+        self.assertEqual(len(r["selftest"]), charts)
+        for c in r["selftest"]:
+            self.assertGreaterEqual(c["areas"], 3, c)   # parameters, inputs, activations at least
+            self.assertEqual(c["bound"], 1, c)          # the live-set bound's schedule
+            self.assertTrue(c["peak_shown"], c)         # hovering the peak shows what was alive
+            self.assertGreaterEqual(c["peak_rows"], 6, c)
+            self.assertIn("in use", c["tip"], c)        # hovering the chart shows the bytes by category
+        # The verdicts name what the numbers say.
+        sections = re.findall(r'<section class="workload"><h2>(\w+) on (\w+)</h2>.*?<ul class="verdict">(.*?)</ul>',
+                              page, re.S)
+        self.assertEqual(len(sections), len(self.results))
+        for workload, backend, verdict in sections:
+            runs = self.results[(workload, backend)]["contenders"]
+            fastest = min(runs, key=lambda c: c["median_ms"])["name"]
+            nearest = min((c for c in runs if c["policy"]), key=lambda c: c["peak_to_lower_bound"])["name"]
+            verdict = html.unescape(verdict)
+            self.assertIn("Fastest: %s," % fastest, verdict)
+            self.assertIn("Nearest the live-set bound (", verdict)
+            self.assertIn("): %s, peak" % nearest, verdict)
 
     def test_gc_counters(self):
         for (workload, backend), r in self.results.items():

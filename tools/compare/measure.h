@@ -131,7 +131,7 @@ Measurement measure(const Contender& c, int64_t steps) {
   m.lower_bound_bytes = live_set_lower_bound(history);
   read_history(history, before.bytes_in_use, m);
   m.held_dead = report::held_dead(history);
-  if (m.held_dead.sites.size() > kHeldDeadSites) m.held_dead.sites.resize(kHeldDeadSites);
+  report::keep_top_sites(m.held_dead, kHeldDeadSites);
   dispose_stragglers();
   return m;
 }

@@ -55,12 +55,60 @@ bool is_library_frame(std::string_view symbol) {
   return false;
 }
 
+// Note [Memory categories]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// PyTorch's memory profiler sorts allocations into parameters, optimizer
+// state, inputs, activations, gradients and temporaries, reading the autograd
+// graph. custody has no autograd, so the code that makes a tensor says what it
+// is (CategoryScope, core/stats.h): nn::VarStore makes parameters, the
+// optimizers their state, module forwards activations, the backward functions
+// gradients, and host data copied in is an input. Two things are read from the
+// history instead. A temporary is what dies young: an activation, a gradient
+// or an unnamed allocation whose last use is no later than the kernel after the
+// one that made it (a matmul's output consumed by the bias add). What is left
+// unnamed lived longer, across kernels of the code that made it: an
+// activation (the workload's `a = h.relu()`, kept for the backward).
+MemoryCategory resolve_category(MemoryCategory recorded, int64_t alloc_kernels, int64_t last_use_kernels,
+                                bool used) {
+  switch (recorded) {
+    case MemoryCategory::kParameter:
+    case MemoryCategory::kOptimizerState:
+    case MemoryCategory::kInput:
+    case MemoryCategory::kTemporary:
+      return recorded;
+    default:
+      break;
+  }
+  // Made before kernel alloc_kernels runs (its producer); the next kernel is alloc_kernels + 1.
+  if (!used || last_use_kernels <= alloc_kernels + 1) return MemoryCategory::kTemporary;
+  return recorded == MemoryCategory::kUnknown ? MemoryCategory::kActivation : recorded;
+}
+
+// Note [Garbage awaiting collection]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Under gc, memory held past its last use is either still referenced by the
+// program (a handle in a live variable or container) or garbage the collector
+// has not found yet; which, and since when, the history cannot see. What it
+// does see: the collections (kCollection, recorded as each begins) and which
+// frees were a finalizer's (by_collector). An allocation a finalizer freed
+// after collection k was reachable at collection k-1, or that collection would
+// have found it: so its dead time up to collection k-1 was held by the
+// program, and only what follows may have been garbage awaiting collection.
+// That second part is reported as "at most" awaiting collection: with no
+// earlier collection recorded, all of its dead time is. Collections libgc
+// starts on its own (not through the gc policy) are not recorded and only make
+// the bound looser; conservative stack scanning keeping garbage alive is
+// counted as held.
+
 namespace {
 
 struct Allocation {
   size_t alloc = 0, last_use = 0, free = 0;  // event indices; free = n when never freed
   int64_t bytes = 0;
   const sites::Site* site = nullptr;
+  MemoryCategory category = MemoryCategory::kUnknown;  // as recorded, then resolved
+  bool by_collector = false;
+  size_t reachable_until = 0;  // a collector free: the last earlier collection (0: none)
 };
 
 class Symbols {
@@ -105,6 +153,7 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
   absl::flat_hash_map<const void*, size_t> open;  // address -> its allocation
   int64_t live = 0;
   size_t peak_at = 0;
+  size_t last_collection = 0, previous_collection = 0;  // event index + 1 (0: none)
   const auto close = [&](size_t a, size_t at) {
     allocs[a].free = at;
     live -= allocs[a].bytes;
@@ -112,13 +161,18 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
   for (size_t i = 0; i < n; ++i) {
     const MemoryEvent& e = history[i];
     if (e.kind == MemoryEventKind::kMark) ++marks;
+    if (e.kind == MemoryEventKind::kCollection) {
+      ++out.collections;
+      previous_collection = last_collection;
+      last_collection = i + 1;
+    }
     if (e.address == nullptr) continue;
     const auto it = open.find(e.address);
     switch (e.kind) {
       case MemoryEventKind::kAlloc:
         if (it != open.end()) close(it->second, i);  // reused without a recorded free
         open[e.address] = allocs.size();
-        allocs.push_back({i, i, n, e.bytes, &e.site});
+        allocs.push_back({i, i, n, e.bytes, &e.site, e.category});
         live += e.bytes;
         if (live > out.peak_bytes) {
           out.peak_bytes = live;
@@ -131,6 +185,11 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
       case MemoryEventKind::kFree:
         if (it != open.end()) {
           close(it->second, i);
+          if (e.by_collector) {
+            allocs[it->second].by_collector = true;
+            // The collection that found it is the last one; it was reachable at the one before.
+            allocs[it->second].reachable_until = previous_collection;
+          }
           open.erase(it);
         }
         break;
@@ -144,16 +203,55 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
   Symbols symbols;
   absl::flat_hash_map<const void*, size_t> by_pc;  // folded pc -> index in out.sites
   std::vector<std::pair<double, const sites::Site*>> worst;  // per site: its largest holder
+  // The timeline: bytes by category and the bound's schedule, as deltas per event.
+  std::vector<std::array<int64_t, kNumMemoryCategories>> delta(n + 1);
+  std::vector<int64_t> bound_delta(n + 1, 0);
+  for (Allocation& a : allocs) {
+    a.category = resolve_category(a.category, clock.kernels(a.alloc), clock.kernels(a.last_use),
+                                  a.last_use != a.alloc);
+    const auto c = static_cast<size_t>(a.category);
+    delta[a.alloc][c] += a.bytes;
+    delta[a.free][c] -= a.bytes;
+    bound_delta[a.alloc] += a.bytes;
+    bound_delta[std::min(a.last_use + 1, a.free)] -= a.bytes;
+  }
+  {
+    TimelineSample s;
+    for (size_t i = 0; i < n; ++i) {
+      for (int c = 0; c < kNumMemoryCategories; ++c) s.by_category[c] += delta[i][c];
+      s.bound += bound_delta[i];
+      const MemoryEventKind k = history[i].kind;
+      if (k != MemoryEventKind::kAlloc && k != MemoryEventKind::kFree) continue;
+      s.step = clock.at(i);
+      out.timeline.push_back(s);
+    }
+  }
+
+  std::vector<std::array<int64_t, kNumMemoryCategories>> site_category_bytes;
   for (const Allocation& a : allocs) {
     const double bytes = static_cast<double>(a.bytes);
     const double alloc = clock.at(a.alloc), last_use = clock.after(a.last_use), free = clock.at(a.free);
     const double held = bytes * (free - last_use);
     const double all = bytes * (free - alloc);
+    // Note [Garbage awaiting collection]
+    double awaiting = 0;
+    if (a.by_collector && held > 0) {
+      const double reachable = a.reachable_until > 0 ? clock.at(a.reachable_until - 1) : 0;
+      awaiting = a.reachable_until > 0 ? bytes * (free - std::clamp(reachable, last_use, free)) : held;
+    }
+    const auto c = static_cast<size_t>(a.category);
     out.byte_steps += all;
     out.held_dead_byte_steps += held;
+    out.awaiting_collection_byte_steps += awaiting;
+    out.held_dead_by_category[c] += held;
     out.bound_byte_steps += bytes * (last_use - alloc);
-    const bool dead_at_peak = a.alloc <= peak_at && peak_at < a.free && a.last_use < peak_at;
-    if (dead_at_peak) out.dead_at_peak_bytes += a.bytes;
+    const bool alive_at_peak = a.alloc <= peak_at && peak_at < a.free;
+    const bool dead_at_peak = alive_at_peak && a.last_use < peak_at;
+    if (alive_at_peak) out.peak_by_category[c] += a.bytes;
+    if (dead_at_peak) {
+      out.dead_at_peak_bytes += a.bytes;
+      out.dead_at_peak_by_category[c] += a.bytes;
+    }
 
     const void* pc = a.site->empty() ? nullptr : symbols.fold(*a.site);
     auto [it, inserted] = by_pc.try_emplace(pc, out.sites.size());
@@ -163,23 +261,48 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
       s.frame = pc == nullptr ? "(no site: record the history with sites)" : symbols.name(pc);
       out.sites.push_back(std::move(s));
       worst.emplace_back(-1, nullptr);
+      site_category_bytes.emplace_back();
     }
     SiteHeld& s = out.sites[it->second];
     ++s.allocations;
     s.bytes += a.bytes;
     s.byte_steps += all;
     s.held_dead_byte_steps += held;
+    s.awaiting_collection_byte_steps += awaiting;
+    site_category_bytes[it->second][c] += a.bytes;
+    if (alive_at_peak) s.alive_at_peak_bytes += a.bytes;
     if (dead_at_peak) s.dead_at_peak_bytes += a.bytes;
     if (a.free == n) s.unfreed_bytes += a.bytes;
     if (held > worst[it->second].first) worst[it->second] = {held, a.site};
   }
   for (size_t i = 0; i < out.sites.size(); ++i) {
     if (worst[i].second != nullptr) out.sites[i].stack = worst[i].second->to_string();
+    const auto& b = site_category_bytes[i];
+    out.sites[i].category = static_cast<MemoryCategory>(std::max_element(b.begin(), b.end()) - b.begin());
   }
   std::stable_sort(out.sites.begin(), out.sites.end(), [](const SiteHeld& a, const SiteHeld& b) {
     return a.held_dead_byte_steps > b.held_dead_byte_steps;
   });
   return out;
+}
+
+void keep_top_sites(HeldDead& h, size_t k) {
+  std::vector<size_t> by_peak(h.sites.size()), by_leak;
+  for (size_t i = 0; i < h.sites.size(); ++i) {
+    by_peak[i] = i;
+    if (h.sites[i].unfreed_bytes > 0 && by_leak.size() < k) by_leak.push_back(i);
+  }
+  std::stable_sort(by_peak.begin(), by_peak.end(), [&](size_t a, size_t b) {
+    return h.sites[a].alive_at_peak_bytes > h.sites[b].alive_at_peak_bytes;
+  });
+  std::vector<bool> keep(h.sites.size(), false);
+  for (size_t i = 0; i < std::min(k, h.sites.size()); ++i) keep[i] = keep[by_peak[i]] = true;
+  for (size_t i : by_leak) keep[i] = true;
+  std::vector<SiteHeld> kept;
+  for (size_t i = 0; i < h.sites.size(); ++i) {
+    if (keep[i]) kept.push_back(std::move(h.sites[i]));
+  }
+  h.sites = std::move(kept);
 }
 
 }  // namespace custody::report

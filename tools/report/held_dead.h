@@ -25,10 +25,16 @@
 // so Σ held dead = byte-steps − bound, over every site and in total. Sites
 // are folded to their first frame outside custody's own code (Note [Folding
 // sites]) and aggregated by that frame.
+//
+// Each allocation also has a category (Note [Memory categories]), and under a
+// garbage collector its held-dead time is split: the part after the last
+// collection that still found it reachable may have been garbage awaiting
+// the next collection (Note [Garbage awaiting collection]).
 
 #ifndef CUSTODY_TOOLS_REPORT_HELD_DEAD_H_
 #define CUSTODY_TOOLS_REPORT_HELD_DEAD_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -48,7 +54,23 @@ struct SiteHeld {
   double byte_steps = 0;
   double held_dead_byte_steps = 0;
   int64_t dead_at_peak_bytes = 0;
+  int64_t alive_at_peak_bytes = 0;
   int64_t unfreed_bytes = 0;  // never freed while the history was recorded
+  // Of held_dead_byte_steps, at most this was garbage awaiting a collection.
+  double awaiting_collection_byte_steps = 0;
+  MemoryCategory category = MemoryCategory::kUnknown;  // of most of its bytes
+};
+
+// Bytes in use by category, and the live-set bound's schedule, after an event.
+struct TimelineSample {
+  double step = 0;  // StepClock time
+  std::array<int64_t, kNumMemoryCategories> by_category{};  // indexed by MemoryCategory
+  int64_t bound = 0;  // the bytes the live-set bound's schedule holds: allocated and not yet past last use
+  int64_t total() const {
+    int64_t t = 0;
+    for (int64_t b : by_category) t += b;
+    return t;
+  }
 };
 
 struct HeldDead {
@@ -59,12 +81,23 @@ struct HeldDead {
   double peak_step = 0;
   int64_t dead_at_peak_bytes = 0;
   int64_t steps = 0;                 // marks after the first: steps recorded
+  int64_t collections = 0;           // kCollection events recorded
+  double awaiting_collection_byte_steps = 0;  // of held_dead_byte_steps, at most
+  std::array<int64_t, kNumMemoryCategories> peak_by_category{};  // alive at the peak
+  std::array<int64_t, kNumMemoryCategories> dead_at_peak_by_category{};
+  std::array<double, kNumMemoryCategories> held_dead_by_category{};  // byte-steps
+  std::vector<TimelineSample> timeline;  // after each recorded kAlloc and kFree
   std::vector<SiteHeld> sites;       // most held dead first
   // The share of the program's byte-time held past last use (0 when nothing was held).
   double held_dead_share() const { return byte_steps > 0 ? held_dead_byte_steps / byte_steps : 0; }
 };
 
 HeldDead held_dead(const std::vector<MemoryEvent>& history);
+
+// Keeps the sites a report shows: the `k` holding most memory past its last
+// use, the `k` with most bytes alive at the peak, and every one that leaked
+// (up to `k`), in the order of h.sites.
+void keep_top_sites(HeldDead& h, size_t k);
 
 // Step-time on the kernels' clock. The marks of `history` end steps: the
 // set-up before the first mark spans [-1, 0], the k-th step after it [k-1, k]
@@ -79,6 +112,8 @@ class StepClock {
   double at(size_t i) const { return time(i, uses_[i]); }
   // Just after event i: past its kernel when it is a kUse.
   double after(size_t i) const { return time(i, after_[i]); }
+  // The kernels ended before event i: a kUse of the k-th kernel has kernels(i) == k.
+  int64_t kernels(size_t i) const { return uses_[i]; }
 
  private:
   double time(size_t i, int64_t clock) const;
@@ -90,6 +125,14 @@ class StepClock {
 // Whether a symbolized frame is custody's own code (or the standard library's,
 // or Abseil's) and so folded away: Note [Folding sites].
 bool is_library_frame(std::string_view symbol);
+
+// The category tools/report gives an allocation made in `recorded`
+// (Note [Memory categories]): parameters, optimizer state and inputs as
+// recorded; an activation, gradient or unnamed allocation whose last use is no
+// later than the kernel after the one that made it is a temporary; what is
+// left unnamed is an activation.
+MemoryCategory resolve_category(MemoryCategory recorded, int64_t alloc_kernels, int64_t last_use_kernels,
+                                bool used);
 
 }  // namespace custody::report
 
