@@ -373,6 +373,9 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return custody::compare::run(argc, argv);
+  } catch (const custody::compare::OutputError& e) {
+    std::cerr << "compare: " << e.what() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return 1;

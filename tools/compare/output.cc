@@ -16,7 +16,7 @@ namespace custody::compare {
 namespace {
 
 [[noreturn]] void fail(const char* what, const std::string& path, int err) {
-  throw OutputError(absl::StrCat("compare: cannot ", what, " '", path, "': ", std::string(std::strerror(err))));
+  throw OutputError(absl::StrCat("cannot ", what, " '", path, "': ", std::string(std::strerror(err))));
 }
 
 }  // namespace
@@ -76,7 +76,7 @@ void rename_into_place(const std::string& temporary, const std::string& path) {
   if (::stat(temporary.c_str(), &st) != 0) fail("find the file written for", path, errno);
   if (st.st_size == 0) {
     ::unlink(temporary.c_str());
-    throw OutputError(absl::StrCat("compare: the file written for '", path, "' is empty"));
+    throw OutputError(absl::StrCat("the file written for '", path, "' is empty"));
   }
   if (::rename(temporary.c_str(), path.c_str()) != 0) {
     const int err = errno;

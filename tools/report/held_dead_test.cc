@@ -95,6 +95,111 @@ TEST(HeldDeadTest, ExactFiguresOnAWrittenHistory) {
   EXPECT_DOUBLE_EQ(r.sites[1].held_dead_byte_steps, 5);
 }
 
+MemoryEvent alloc(int64_t bytes, const void* address, custody::MemoryCategory c) {
+  MemoryEvent e = event(MemoryEventKind::kAlloc, bytes, address);
+  e.category = c;
+  return e;
+}
+
+MemoryEvent collector_free(int64_t bytes, const void* address) {
+  MemoryEvent e = event(MemoryEventKind::kFree, bytes, address);
+  e.by_collector = true;
+  return e;
+}
+
+// Categories as recorded, temporaries and unnamed activations read from the
+// kernels; the timeline stacked by them with the bound's schedule.
+TEST(HeldDeadTest, CategoriesAndTheTimeline) {
+  using custody::MemoryCategory;
+  int p, x, act, tmp, keep, g;
+  const std::vector<MemoryEvent> h = {
+      alloc(8, &p, MemoryCategory::kParameter),    // 0  never used: still a parameter
+      event(MemoryEventKind::kMark),               // 1
+      alloc(4, &x, MemoryCategory::kInput),        // 2
+      alloc(16, &tmp, MemoryCategory::kActivation),  // 3  made by kernel 0, last used by kernel 1: temporary
+      event(MemoryEventKind::kUse, 0, &x),         // 4  kernel 0
+      event(MemoryEventKind::kUse, 0, &tmp),       // 5
+      alloc(32, &keep, MemoryCategory::kUnknown),  // 6  made by kernel 1, last used by kernel 3: activation
+      event(MemoryEventKind::kUse, 0, &tmp),       // 7  kernel 1
+      event(MemoryEventKind::kUse, 0, &keep),      // 8
+      event(MemoryEventKind::kFree, 16, &tmp),     // 9
+      alloc(2, &g, MemoryCategory::kGradient),     // 10 made by kernel 2, used by 2 and 3: temporary
+      event(MemoryEventKind::kUse, 0, &g),         // 11 kernel 2
+      event(MemoryEventKind::kTensorCreated),      // 12
+      event(MemoryEventKind::kUse, 0, &keep),      // 13 kernel 3
+      event(MemoryEventKind::kUse, 0, &g),         // 14
+      event(MemoryEventKind::kFree, 32, &keep),    // 15
+      event(MemoryEventKind::kFree, 2, &g),        // 16
+      event(MemoryEventKind::kMark),               // 17
+  };
+  const HeldDead r = held_dead(h);
+  const auto at = [](MemoryCategory c) { return static_cast<size_t>(c); };
+  EXPECT_EQ(r.peak_bytes, 8 + 4 + 16 + 32);
+  EXPECT_EQ(r.peak_by_category[at(MemoryCategory::kParameter)], 8);
+  EXPECT_EQ(r.peak_by_category[at(MemoryCategory::kInput)], 4);
+  EXPECT_EQ(r.peak_by_category[at(MemoryCategory::kTemporary)], 16);
+  EXPECT_EQ(r.peak_by_category[at(MemoryCategory::kActivation)], 32);
+  EXPECT_EQ(r.peak_by_category[at(MemoryCategory::kGradient)], 0);
+  // x was last used by kernel 0, dead at the peak (event 6).
+  EXPECT_EQ(r.dead_at_peak_by_category[at(MemoryCategory::kInput)], 4);
+  EXPECT_EQ(r.dead_at_peak_bytes, 4 + 8);  // and the parameter, never used
+  // One sample per kAlloc and kFree, by category, with the bound's schedule.
+  ASSERT_EQ(r.timeline.size(), 8u);
+  EXPECT_EQ(r.timeline[3].total(), 60);                 // event 6: the peak
+  EXPECT_EQ(r.timeline[3].bound, 16 + 32);  // x is past its last use, the parameter never used
+  EXPECT_EQ(r.timeline[4].by_category[at(MemoryCategory::kTemporary)], 0);  // event 9: tmp freed
+  EXPECT_EQ(r.timeline[5].by_category[at(MemoryCategory::kTemporary)], 2);  // event 10: g is one too
+  EXPECT_EQ(r.timeline.back().total(), 8 + 4);
+  // resolve_category on its own.
+  using custody::report::resolve_category;
+  EXPECT_EQ(resolve_category(MemoryCategory::kUnknown, 3, 5, true), MemoryCategory::kActivation);
+  EXPECT_EQ(resolve_category(MemoryCategory::kUnknown, 3, 4, true), MemoryCategory::kTemporary);
+  EXPECT_EQ(resolve_category(MemoryCategory::kGradient, 3, 9, true), MemoryCategory::kGradient);
+  EXPECT_EQ(resolve_category(MemoryCategory::kGradient, 3, 3, false), MemoryCategory::kTemporary);
+  EXPECT_EQ(resolve_category(MemoryCategory::kInput, 3, 3, false), MemoryCategory::kInput);
+  EXPECT_EQ(resolve_category(MemoryCategory::kOptimizerState, 0, 0, false), MemoryCategory::kOptimizerState);
+}
+
+// Note [Garbage awaiting collection]: an allocation freed by a finalizer after
+// collection k was reachable at collection k-1.
+TEST(HeldDeadTest, GarbageAwaitingCollectionIsWhatFollowsTheLastCollectionThatFoundItReachable) {
+  int a, b, c, z;
+  const std::vector<MemoryEvent> h = {
+      event(MemoryEventKind::kMark),               // 0  t = 0
+      event(MemoryEventKind::kAlloc, 10, &a),      // 1  0
+      event(MemoryEventKind::kAlloc, 20, &b),      // 2  0
+      event(MemoryEventKind::kAlloc, 40, &c),      // 3  0
+      event(MemoryEventKind::kUse, 0, &a),         // 4  0 -> 0.25: a, b and c's last use
+      event(MemoryEventKind::kUse, 0, &b),         // 5
+      event(MemoryEventKind::kUse, 0, &c),         // 6
+      event(MemoryEventKind::kTensorCreated),      // 7  0.25
+      event(MemoryEventKind::kUse, 0, &z),         // 8  0.25 -> 0.5
+      event(MemoryEventKind::kCollection),         // 9  0.5: finds nothing (a, b reachable)
+      event(MemoryEventKind::kUse, 0, &z),         // 10 0.5 -> 0.75
+      event(MemoryEventKind::kCollection),         // 11 0.75: finds a
+      collector_free(10, &a),                      // 12 0.75
+      event(MemoryEventKind::kUse, 0, &z),         // 13 0.75 -> 1
+      event(MemoryEventKind::kFree, 20, &b),       // 14 1: b disposed by the program
+      event(MemoryEventKind::kMark),               // 15 1
+      event(MemoryEventKind::kCollection),         // 16 1: finds c
+      collector_free(40, &c),                      // 17 1
+  };
+  const HeldDead r = held_dead(h);
+  EXPECT_EQ(r.collections, 3);
+  EXPECT_DOUBLE_EQ(r.held_dead_byte_steps, 10 * 0.5 + 20 * 0.75 + 40 * 0.75);
+  // a: reachable at 0.5, found at 0.75: at most 0.25 awaiting. b: the program's. c: reachable
+  // at 0.75, found at 1: at most 0.25 awaiting.
+  EXPECT_DOUBLE_EQ(r.awaiting_collection_byte_steps, 10 * 0.25 + 40 * 0.25);
+  // With no earlier collection recorded, all of a collector free's dead time may have been garbage.
+  const std::vector<MemoryEvent> first = {event(MemoryEventKind::kMark), event(MemoryEventKind::kAlloc, 8, &a),
+                                          event(MemoryEventKind::kUse, 0, &a), event(MemoryEventKind::kTensorCreated),
+                                          event(MemoryEventKind::kUse, 0, &z), event(MemoryEventKind::kMark),
+                                          event(MemoryEventKind::kCollection), collector_free(8, &a)};
+  const HeldDead f = held_dead(first);
+  EXPECT_GT(f.held_dead_byte_steps, 0);
+  EXPECT_DOUBLE_EQ(f.awaiting_collection_byte_steps, f.held_dead_byte_steps);
+}
+
 TEST(HeldDeadTest, LibraryFramesAreCustodysStdAndAbseils) {
   using custody::report::is_library_frame;
   EXPECT_TRUE(is_library_frame("custody::internal::Ops<>::empty()"));
