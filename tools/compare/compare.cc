@@ -42,6 +42,7 @@
 #include "core/threads.h"
 #include "tools/compare/compare.h"
 #include "tools/compare/output.h"
+#include "tools/compare/registry.h"
 #include "tools/flags/flags.h"
 #include "tools/report/html.h"
 
@@ -70,7 +71,8 @@ int lines_of_code(const std::string& workload, const std::string& policy) {
 // The command line (Note [Flags], tools/flags/flags.h; README lists them, checked by
 // //tools/flags:readme_options_test).
 ABSL_FLAG(std::vector<std::string>, workloads, std::vector<std::string>({"mlp", "llama", "ops"}),
-          "workloads to run, comma-separated: mlp, llama, ops");
+          "workloads to run, comma-separated: mlp, llama, ops (and a custody_workload binary's own, "
+          "its default)");
 ABSL_FLAG(std::vector<std::string>, contenders, {},
           "only these contenders, comma-separated: a policy, gc:collect_every_step, gc:trigger_8MiB, "
           "gc:no_collection, libtorch (--list_contenders prints them); empty: all");
@@ -90,7 +92,13 @@ Options parse(int argc, char** argv) {
                "compare: the workloads under every ownership policy and libtorch, side by side: time, "
                "peak memory against the live-set bound, leaks (README, \"The main job\")");
   Options o;
-  o.workloads = flags::checked_list("workloads", absl::GetFlag(FLAGS_workloads), {"mlp", "llama", "ops"});
+  // Workloads of custody_workload binaries (registry.h) too; those are their binary's default.
+  std::vector<std::string> known = {"mlp", "llama", "ops"};
+  const std::vector<std::string> own = registered_workloads();
+  known.insert(known.end(), own.begin(), own.end());
+  o.workloads = flags::specified("workloads") || own.empty()
+                    ? flags::checked_list("workloads", absl::GetFlag(FLAGS_workloads), known)
+                    : own;
   if (flags::specified("contenders")) {
     // The names are checked once the plans say which contenders there are (run()).
     o.contenders = flags::checked_list("contenders", absl::GetFlag(FLAGS_contenders), {});

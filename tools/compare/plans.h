@@ -21,6 +21,7 @@
 #include "testing/policy_idiom.h"
 #include "testing/type_list.h"
 #include "tools/compare/compare.h"
+#include "tools/compare/registry.h"
 #include "workloads/llama/llama.h"
 #include "workloads/llama/runners.h"
 #include "workloads/mlp/mlp.h"
@@ -144,6 +145,8 @@ std::vector<WorkloadPlan> plans(const Options& o) {
       out.push_back(llama_plan<B, Policies, kLibtorchPeer>(o));
     } else if (w == "ops") {
       out.push_back(ops_plan<B, Policies, kLibtorchPeer>(o));
+    } else if (const PlanFactory* own = find_workload(w, B::name)) {
+      out.push_back((*own)(o));
     } else {
       throw InvalidArgument("compare: unknown workload '" + w + "' (known: mlp, llama, ops)");
     }

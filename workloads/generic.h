@@ -1,0 +1,135 @@
+// Copyright 2026 The custody Authors.
+//
+// workloads/generic.h — your own workload under every policy from one body
+// (README, "Your own workload"). Write the model once, against any tensor
+// type T, and let each policy's default idiom own the step's tensors:
+//
+//   struct Tiny {                               // the workload: names and host data
+//     static constexpr const char* kName = "tiny";
+//     static constexpr const char* kUnit = "training step";
+//     static constexpr const char* kDescription = "linear regression, 256 -> 16, batch 64";
+//     static constexpr int64_t kSteps = 100, kQuickSteps = 10;
+//     struct Data { ... };                      // host data every contender shares
+//     static Data make_data();
+//     template <AnyTensor T>
+//     class Model {
+//      public:
+//       Model(const Data& d, nn::VarStore<T>& params);  // set-up: parameters in `params`
+//       double step();                                   // one step; returns the metric
+//     };
+//   };
+//
+//   custody_workload(name = "tiny", hdrs = ["tiny.h"], workload = "my::Tiny")   # BUILD
+//   ./bazelw run //my:tiny_compare -- --workloads=tiny                          # every policy
+//
+// The contract. The constructor makes every tensor that outlives a step (in
+// the VarStore, or held by the Model and released in its destructor with
+// custody::release); step() makes only tensors of that step and may leave
+// them to the idiom: it need not release anything it makes. Updates of state
+// are in place (w.sub_(g)). The metric must not depend on the policy.
+//
+// What runs the body, per policy (GenericRunner below):
+//   tensor_ptr  the handles: each tensor is freed when its last handle goes
+//   scope       a dispose scope around each step
+//   dispose     every tensor the step made disposed at its end
+//   manual      every reference the step made freed at its end
+//   gc          a collection after each step, or the pressure trigger, or
+//               neither (the compare tool's three gc contenders)
+// (the idiom of PolicyIdiom<P>::Guard, testing/policy_idiom.h, for all but gc).
+//
+// A policy-specific version replaces the generic one by specializing
+// OwnRunner for that policy, in a header the custody_workload macro lists in
+// `overrides` (examples/own_workload/dispose.h): typically the body with
+// each temporary released right after its last use, to see what the careful
+// idiom saves over the step-end one.
+
+#ifndef CUSTODY_WORKLOADS_GENERIC_H_
+#define CUSTODY_WORKLOADS_GENERIC_H_
+
+#include <memory>
+#include <optional>
+
+#include "core/nn/var_store.h"
+#include "core/policy_traits.h"
+#include "core/tensor.h"
+#include "policies/gc/gc.h"
+#include "testing/policy_idiom.h"
+#include "workloads/workload.h"
+
+namespace custody::workloads {
+
+// What a workload type must provide (see above).
+template <class W>
+concept OwnWorkload = requires {
+  { W::kName } -> std::convertible_to<const char*>;
+  { W::kUnit } -> std::convertible_to<const char*>;
+  { W::kDescription } -> std::convertible_to<const char*>;
+  { W::kSteps } -> std::convertible_to<int64_t>;
+  { W::kQuickSteps } -> std::convertible_to<int64_t>;
+  typename W::Data;
+  { W::make_data() } -> std::same_as<typename W::Data>;
+};
+
+// The generic body under policy P on backend B, in P's default idiom.
+template <OwnWorkload W, class P, class B>
+class GenericRunner : public Runner {
+ public:
+  using T = BasicTensor<P, B>;
+  using Model = typename W::template Model<T>;
+
+  GenericRunner(const typename W::Data& d, const RunOptions& o) : mode_(o.gc_mode) {
+    if constexpr (Idiom::kCollects) {
+      if (mode_ == GcMode::kPressureTrigger) trigger_.emplace(o.gc_trigger_bytes);
+    }
+    [[maybe_unused]] typename PolicyTraits<P>::Unscoped set_up;  // state outlives every scope
+    params_ = std::make_unique<nn::VarStore<T>>();
+    model_ = std::make_unique<Model>(d, *params_);
+  }
+  ~GenericRunner() override { finish(); }
+
+  void step() override {
+    if constexpr (Idiom::kCollects) {
+      metric_ = model_->step();
+      if (mode_ == GcMode::kCollectEveryStep) gc::collect();
+    } else {
+      typename Idiom::Guard step_end;  // scope: a dispose scope; dispose, manual: released at its end
+      metric_ = model_->step();
+    }
+  }
+  double metric() override { return metric_; }
+  void finish() override {
+    model_.reset();
+    params_.reset();
+    if constexpr (Idiom::kCollects) {
+      trigger_.reset();
+      if (!finished_) gc::collect();  // what is left of the steps' garbage
+    }
+    finished_ = true;
+  }
+
+ private:
+  using Idiom = testing::PolicyIdiom<P>;
+  GcMode mode_;
+  std::optional<gc::ScopedPressureTrigger> trigger_;
+  std::unique_ptr<nn::VarStore<T>> params_;
+  std::unique_ptr<Model> model_;
+  double metric_ = 0;
+  bool finished_ = false;
+};
+
+// What runs workload W under P on B: the generic body unless a header
+// specializes it (a policy-specific idiom), e.g.
+//
+//   template <class B>
+//   class custody::workloads::OwnRunner<my::Tiny, dispose::Policy, B> : public Runner { ... };
+//
+// constructible from (const W::Data&, const RunOptions&).
+template <OwnWorkload W, class P, class B>
+class OwnRunner : public GenericRunner<W, P, B> {
+ public:
+  using GenericRunner<W, P, B>::GenericRunner;
+};
+
+}  // namespace custody::workloads
+
+#endif  // CUSTODY_WORKLOADS_GENERIC_H_
