@@ -81,6 +81,9 @@ ABSL_FLAG(int64_t, steps, 0, "steps per run; 0: each workload's own, fewer with 
 ABSL_FLAG(bool, quick, false, "a sub-minute run");
 ABSL_FLAG(bool, all_backends, false, "every backend, not only the one selected at build time");
 ABSL_FLAG(std::string, out, "", "where compare.json and the plots go; empty: compare-out/ in the workspace");
+ABSL_FLAG(bool, sites, true,
+          "record where each allocation was made in the memory pass (the held-dead report by site); "
+          "false: the memory pass without stacks");
 ABSL_FLAG(std::string, llama_checkpoint, "",
           "a llama2.c checkpoint for the llama workload; empty: seeded random weights");
 
@@ -110,6 +113,7 @@ Options parse(int argc, char** argv) {
   o.out_dir = absl::GetFlag(FLAGS_out);
   if (flags::specified("out") && o.out_dir.empty()) flags::usage_error("--out is empty: name a directory");
   o.llama_checkpoint = absl::GetFlag(FLAGS_llama_checkpoint);
+  o.sites = absl::GetFlag(FLAGS_sites);
   if (o.out_dir.empty()) {
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     o.out_dir = ws != nullptr ? std::string(ws) + "/compare-out" : "compare-out";
@@ -217,6 +221,7 @@ std::string plot(const Options& o, const WorkloadResult& r) {
 std::string write_json(const Options& o, const std::vector<WorkloadResult>& results) {
   std::ostringstream f;
   f << "{\n  \"threads\": " << custody::num_threads() << ",\n  \"quick\": " << (o.quick ? "true" : "false")
+    << ",\n  \"sites\": " << (o.sites ? "true" : "false")
     << ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const WorkloadResult& r = results[i];
@@ -242,6 +247,7 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
           << ", \"live_tensors\": " << m.live_tensors << ", \"leaked_bytes\": " << m.leaked_bytes
           << ", \"leaked_tensors\": " << m.leaked_tensors << ", \"collections\": " << m.collections
           << ", \"finalized\": " << m.finalized << ", \"lines_of_code\": " << lines_of_code(r.plan.name, m.policy)
+          << ", \"memory_pass_ms\": " << json_number(m.memory_pass_ms)
           << ", \"step_peak_bytes\": [" << absl::StrJoin(m.step_peak_bytes, ", ") << "]";
         const report::HeldDead& h = m.held_dead;
         f << ",\n        \"held_dead\": {\"share\": " << json_number(h.held_dead_share())
@@ -355,7 +361,7 @@ int run(int argc, char** argv) {
             std::find(o.contenders.begin(), o.contenders.end(), c.name) == o.contenders.end()) {
           continue;
         }
-        Measurement m = b.measure(c, plan.steps);
+        Measurement m = b.measure(c, plan.steps, o.sites);
         std::cerr << absl::StrFormat("  [%s/%s] %-22s median %8.3f ms/%s%s\n", b.name, plan.name, c.name,
                                      m.median_ms, plan.unit,
                                      m.has_memory ? absl::StrFormat(", peak %s MiB", mib(m.peak_bytes)) : "");

@@ -28,6 +28,7 @@ struct Options {
   bool list_contenders = false;  // print the contenders and exit
   std::string out_dir;
   std::string llama_checkpoint;  // a llama2.c .bin file; empty: seeded random weights
+  bool sites = true;  // record allocation sites in the memory pass (the held-dead report by site)
 };
 
 // One workload under one policy (and gc mode), or the libtorch peer.
@@ -71,6 +72,7 @@ struct Measurement {
   int64_t collections = 0, finalized = 0;  // gc::stats() deltas over the memory pass
   std::vector<int64_t> step_peak_bytes;    // the highest bytes in use within each step
   std::vector<TimelinePoint> timeline;
+  double memory_pass_ms = 0;  // the memory pass, recording and analysis included (wall clock)
   // Memory held past its last use, by creation site (tools/report/held_dead.h),
   // from the memory pass's history recorded with sites; `sites` keeps the top kHeldDeadSites
   // by held dead and by bytes at the peak, and the leaks (report::keep_top_sites).
@@ -81,7 +83,7 @@ inline constexpr size_t kHeldDeadSites = 10;
 struct BackendRun {
   std::string name;
   std::function<std::vector<WorkloadPlan>(const Options&)> plans;
-  std::function<Measurement(const Contender&, int64_t steps)> measure;
+  std::function<Measurement(const Contender&, int64_t steps, bool sites)> measure;
 };
 
 BackendRun onednn_run();  // backend_onednn.cc

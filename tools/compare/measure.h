@@ -72,7 +72,7 @@ inline void read_history(const std::vector<MemoryEvent>& h, int64_t base, Measur
 }
 
 template <class B>
-Measurement measure(const Contender& c, int64_t steps) {
+Measurement measure(const Contender& c, int64_t steps, bool sites = true) {
   using Clock = std::chrono::steady_clock;
   Measurement m;
   m.contender = c.name;
@@ -106,9 +106,10 @@ Measurement measure(const Contender& c, int64_t steps) {
   dispose_stragglers();
   gc::collect();
   m.has_memory = true;
+  const auto memory_pass_start = Clock::now();
   const StatsSnapshot before = stats.snapshot();
   const gc::Stats gc_before = gc::stats();
-  stats.record_history(true, /*with_sites=*/true);
+  stats.record_history(true, /*with_sites=*/sites);
   {
     std::unique_ptr<workloads::Runner> r = c.make();
     stats.mark();
@@ -132,6 +133,7 @@ Measurement measure(const Contender& c, int64_t steps) {
   read_history(history, before.bytes_in_use, m);
   m.held_dead = report::held_dead(history);
   report::keep_top_sites(m.held_dead, kHeldDeadSites);
+  m.memory_pass_ms = std::chrono::duration<double, std::milli>(Clock::now() - memory_pass_start).count();
   dispose_stragglers();
   return m;
 }
