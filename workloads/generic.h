@@ -11,10 +11,10 @@
 //     static constexpr int64_t kSteps = 100, kQuickSteps = 10;
 //     struct Data { ... };                      // host data every contender shares
 //     static Data make_data();
-//     template <AnyTensor T>
+//     template <class T>                        // a custody tensor, or LibtorchTensor
 //     class Model {
 //      public:
-//       Model(const Data& d, nn::VarStore<T>& params);  // set-up: parameters in `params`
+//       Model(const Data& d, Params<T>& params);        // set-up: parameters in `params`
 //       double step();                                   // one step; returns the metric
 //     };
 //   };
@@ -27,6 +27,11 @@
 // custody::release); step() makes only tensors of that step and may leave
 // them to the idiom: it need not release anything it makes. Updates of state
 // are in place (w.sub_(g)). The metric must not depend on the policy.
+//
+// The same body also runs as plain libtorch, the compare tool's peer
+// (LibtorchRunner below): T = LibtorchTensor (workloads/libtorch_tensor.h),
+// one at::Tensor behind custody's method names, and Params<T> a vector of
+// them. So the body uses what both offer: the methods LibtorchTensor lists.
 //
 // What runs the body, per policy (GenericRunner below):
 //   tensor_ptr  the handles: each tensor is freed when its last handle goes
@@ -54,9 +59,23 @@
 #include "core/tensor.h"
 #include "policies/gc/gc.h"
 #include "testing/policy_idiom.h"
+#include "workloads/libtorch_tensor.h"
 #include "workloads/workload.h"
 
 namespace custody::workloads {
+
+// Where a Model keeps its parameters: nn::VarStore<T> for custody's tensors
+// (it gives them back under every policy), LibtorchParams for the peer.
+template <class T>
+struct ParamsOf {
+  using type = nn::VarStore<T>;
+};
+template <>
+struct ParamsOf<LibtorchTensor> {
+  using type = LibtorchParams;
+};
+template <class T>
+using Params = typename ParamsOf<T>::type;
 
 // What a workload type must provide (see above).
 template <class W>
@@ -115,6 +134,29 @@ class GenericRunner : public Runner {
   std::unique_ptr<Model> model_;
   double metric_ = 0;
   bool finished_ = false;
+};
+
+// The generic body as plain libtorch: T = LibtorchTensor, libtorch's
+// inference mode around each step (as the built-in workloads' peers).
+template <OwnWorkload W>
+class LibtorchRunner : public Runner {
+ public:
+  using Model = typename W::template Model<LibtorchTensor>;
+  explicit LibtorchRunner(const typename W::Data& d) {
+    LibtorchInferenceMode mode;
+    model_ = std::make_unique<Model>(d, params_);
+  }
+  void step() override {
+    LibtorchInferenceMode mode;
+    metric_ = model_->step();
+  }
+  double metric() override { return metric_; }
+  void finish() override { model_.reset(); }
+
+ private:
+  LibtorchParams params_;
+  std::unique_ptr<Model> model_;
+  double metric_ = 0;
 };
 
 // What runs workload W under P on B: the generic body unless a header

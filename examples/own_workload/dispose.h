@@ -27,6 +27,8 @@ class OwnRunner<own::Tiny, dispose::Policy, B> : public Runner {
  public:
   OwnRunner(const W::Data& d, const RunOptions& /*options*/)
       : params_(std::make_unique<nn::VarStore<T>>()), m_(std::make_unique<W::Model<T>>(d, *params_)) {}
+  OwnRunner(const OwnRunner&) = delete;
+  OwnRunner& operator=(const OwnRunner&) = delete;
   ~OwnRunner() override { finish(); }
 
   void step() override {

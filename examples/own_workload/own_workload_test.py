@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """examples/own_workload: `tiny_compare --quick --all_backends` runs the tiny
 workload (tiny.h, one generic body) under every policy, gc three times, on
-every host backend, and every run trains the same model:
+every host backend, and the same body as plain libtorch (the peer), and
+every run trains the same model:
 
-  * the contenders are every policy (gc's three modes) and nothing else;
+  * the contenders are every policy (gc's three modes), then libtorch;
   * the loss after the last step is the same under every policy on a backend
     (bit for bit: the same kernels in the same order), and across backends
-    within float32 rounding; and it went down;
+    and in plain libtorch within float32 rounding; and it went down;
   * nothing leaks under the deterministic policies, and their live set is
     what the workload must hold (parameters, a batch, its activations);
   * the dispose override (dispose.h: each temporary disposed after its last
@@ -47,14 +48,16 @@ class OwnWorkloadTest(unittest.TestCase):
             self.assertEqual(r["workload"], "tiny")
             self.assertEqual(r["steps"], 20)
             names = [c["name"] for c in r["contenders"]]
-            self.assertEqual(names, [p for p in POLICIES if p != "gc"] + GC_RUNS, backend)
+            self.assertEqual(names, [p for p in POLICIES if p != "gc"] + GC_RUNS + ["libtorch"], backend)
+            self.assertEqual(r["contenders"][-1]["ratio_to_libtorch"], 1)
 
     def test_same_training_under_every_policy(self):
         losses = {}
         for backend, r in self.results.items():
-            metrics = {c["name"]: c["metric"] for c in r["contenders"]}
+            metrics = {c["name"]: c["metric"] for c in r["contenders"] if c["policy"]}
             self.assertEqual(len(set(metrics.values())), 1, "%s: %s" % (backend, metrics))
             losses[backend] = next(iter(metrics.values()))
+            losses["libtorch (%s run)" % backend] = r["contenders"][-1]["metric"]
         values = list(losses.values())
         for v in values:
             self.assertAlmostEqual(v, values[0], delta=1e-4 * abs(values[0]) + 1e-6, msg=str(losses))
@@ -66,7 +69,7 @@ class OwnWorkloadTest(unittest.TestCase):
         params = 256 * 16 + 16
         # Fullest in the backward: x [64, 256], y, err, dpred [64, 16]... at least params and one batch.
         for backend, r in self.results.items():
-            for c in r["contenders"]:
+            for c in r["contenders"][:-1]:
                 where = "%s/%s" % (backend, c["name"])
                 self.assertGreaterEqual(c["lower_bound_bytes"], f32 * (params + 64 * 256), where)
                 self.assertLessEqual(c["lower_bound_bytes"], c["peak_bytes"], where)

@@ -3,7 +3,8 @@
 // examples/own_workload/tiny.h — your own workload, written once for every
 // policy (workloads/generic.h): linear regression y = x @ w + b trained by
 // SGD on mean squared error, with the gradient written by hand. The compare
-// tool runs it under every policy on both host backends:
+// tool runs it under every policy on both host backends, and as plain
+// libtorch (T = LibtorchTensor) for the peer:
 //
 //   ./bazelw run //examples/own_workload:tiny_compare -- --quick --all_backends
 //
@@ -20,8 +21,7 @@
 #include <random>
 #include <vector>
 
-#include "core/nn/var_store.h"
-#include "core/tensor.h"
+#include "workloads/generic.h"
 
 namespace own {
 
@@ -62,10 +62,11 @@ struct Tiny {
     return d;
   }
 
-  template <custody::AnyTensor T>
+  // T: a custody tensor under any policy, or LibtorchTensor (the plain-libtorch peer).
+  template <class T>
   struct Model {
-    // Set-up: the parameters, in the VarStore (which gives them back).
-    Model(const Data& data, custody::nn::VarStore<T>& params)
+    // Set-up: the parameters, in `params` (a VarStore, which gives them back).
+    Model(const Data& data, custody::workloads::Params<T>& params)
         : d(data),
           w(params.from_vector("w", data.w0, std::vector<int64_t>{kIn, kOut})),
           b(params.zeros("b", std::vector<int64_t>{kOut})) {}

@@ -160,11 +160,11 @@ void print_table(const WorkloadResult& r) {
             : "-";
     const bool gc = m.policy == "gc";
     std::cout << absl::StrFormat(
-        "%-22s %9.3f %9.3f %8s %9s %9s %7s %6.1f %7d %9d %6s %8s %5d\n", m.contender, m.median_ms,
+        "%-22s %9.3f %9.3f %8s %9s %9s %7s %6.1f %7d %9d %6s %8s %5s\n", m.contender, m.median_ms,
         m.min_ms, ratio, mib(m.peak_bytes), mib(m.lower_bound_bytes), bound_ratio,
         100 * m.held_dead.held_dead_share(), m.live_tensors, m.leaked_bytes,
         gc ? absl::StrCat(m.collections) : "-", gc ? absl::StrCat(m.finalized) : "-",
-        lines_of_code(r.plan.name, m.policy));
+        lines_of_code(r.plan.name, m.policy) > 0 ? absl::StrCat(lines_of_code(r.plan.name, m.policy)) : "-");
   }
   std::cout.flush();
 }

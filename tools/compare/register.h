@@ -3,7 +3,8 @@
 // tools/compare/register.h — CUSTODY_REGISTER_WORKLOAD(W): the compare tool's
 // plan of an own workload W (workloads/generic.h) on the host backends, every
 // policy of ComparePolicies running OwnRunner<W, P, B> (the generic body, or
-// a policy's specialization). The custody_workload macro
+// a policy's specialization), and the same body as plain libtorch
+// (LibtorchRunner<W>) the peer. The custody_workload macro
 // (tools/build_defs/workload.bzl) generates the one file that uses it, after
 // including the workload's header and its overrides.
 
@@ -36,6 +37,9 @@ WorkloadPlan own_plan(const Options& o) {
   p.description = W::kDescription;
   p.steps = o.steps > 0 ? o.steps : (o.quick ? W::kQuickSteps : W::kSteps);
   p.contenders = policy_contenders<B, ComparePolicies, OwnRunnerOf<W>::template type>(data.get());
+  const typename W::Data* d = data.get();
+  p.contenders.push_back(
+      {"libtorch", "", [d] { return std::make_unique<workloads::LibtorchRunner<W>>(*d); }});  // the peer
   p.data = data;
   return p;
 }
