@@ -302,9 +302,15 @@ constexpr char kScript[] = R"js(
       const b = ymax * i / 4, yy = y(b);
       el('line', {x1: L, x2: W - R, y1: yy, y2: yy, stroke: '#e4e4e4'}, svg);
       el('text', {x: L - 4, y: yy + 4, 'text-anchor': 'end', 'font-size': 10}, svg).textContent =
-          (b / 1048576).toFixed(1);
-      const t = t0 + (t1 - t0) * i / 4;
-      el('text', {x: x(t), y: H - B + 14, 'text-anchor': 'middle', 'font-size': 10}, svg).textContent = t.toFixed(1);
+          (b / 1048576).toFixed(2);
+    }
+    // Steps at round intervals (1, 2 or 5 times a power of ten), about six of them.
+    const raw = (t1 - t0) / 6, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const every = [1, 2, 5, 10].map(m => m * mag).find(v => v >= raw);
+    for (let t = Math.ceil(t0 / every) * every; t <= t1 + 1e-9; t += every) {
+      el('line', {x1: x(t), x2: x(t), y1: H - B, y2: H - B + 3, stroke: '#888'}, svg);
+      el('text', {x: x(t), y: H - B + 14, 'text-anchor': 'middle', 'font-size': 10}, svg).textContent =
+          String(Math.round(t * 1000) / 1000);
     }
     el('text', {x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', 'font-size': 11}, svg).textContent = unit;
     el('text', {x: 12, y: T + (H - T - B) / 2, 'font-size': 11, transform: 'rotate(-90 12 ' + (T + (H - T - B) / 2) + ')',
