@@ -111,7 +111,8 @@ class GenericRunner : public Runner {
       metric_ = model_->step();
       if (mode_ == GcMode::kCollectEveryStep) gc::collect();
     } else {
-      typename Idiom::Guard step_end;  // scope: a dispose scope; dispose, manual: released at its end
+      // scope: a dispose scope; dispose, manual: what the step made is given back at its end.
+      [[maybe_unused]] typename Idiom::Guard step_end;
       metric_ = model_->step();
     }
   }

@@ -88,8 +88,8 @@ struct Tiny {
       T db = dpred.sum(0);
       T w_step = dw.mul(kLr);
       T b_step = db.mul(kLr);
-      T w_updated = w.sub_(w_step);  // in place: w_updated is another handle to w
-      T b_updated = b.sub_(b_step);
+      [[maybe_unused]] T w_updated = w.sub_(w_step);  // in place: w_updated is another handle to w
+      [[maybe_unused]] T b_updated = b.sub_(b_step);
       return loss.template item<float>();
     }
 

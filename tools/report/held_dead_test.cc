@@ -40,7 +40,7 @@ Site fake_site(uintptr_t pc) {
 // Marks at 0, 6 and 12 end the set-up and two steps; time moves with the
 // kernels (z: a tensor from before the history), two per step and one after.
 TEST(HeldDeadTest, ExactFiguresOnAWrittenHistory) {
-  int a, b, c, z;
+  int a = 0, b = 0, c = 0, z = 0;
   const Site x = fake_site(0x1000), y = fake_site(0x2000);
   const std::vector<MemoryEvent> h = {
       event(MemoryEventKind::kMark),               // 0   t = 0
@@ -111,7 +111,7 @@ MemoryEvent collector_free(int64_t bytes, const void* address) {
 // kernels; the timeline stacked by them with the bound's schedule.
 TEST(HeldDeadTest, CategoriesAndTheTimeline) {
   using custody::MemoryCategory;
-  int p, x, act, tmp, keep, g;
+  int p = 0, x = 0, tmp = 0, keep = 0, g = 0;
   const std::vector<MemoryEvent> h = {
       alloc(8, &p, MemoryCategory::kParameter),    // 0  never used: still a parameter
       event(MemoryEventKind::kMark),               // 1
@@ -163,7 +163,7 @@ TEST(HeldDeadTest, CategoriesAndTheTimeline) {
 // Note [Garbage awaiting collection]: an allocation freed by a finalizer after
 // collection k was reachable at collection k-1.
 TEST(HeldDeadTest, GarbageAwaitingCollectionIsWhatFollowsTheLastCollectionThatFoundItReachable) {
-  int a, b, c, z;
+  int a = 0, b = 0, c = 0, z = 0;
   const std::vector<MemoryEvent> h = {
       event(MemoryEventKind::kMark),               // 0  t = 0
       event(MemoryEventKind::kAlloc, 10, &a),      // 1  0
