@@ -47,6 +47,7 @@ from tools.report import headless
 # tools/build_defs/flags.bzl): the deterministic policies, then gc's three runs.
 POLICIES = []
 GC_RUNS = ["gc:collect_every_step", "gc:trigger_8MiB", "gc:no_collection"]
+HYBRID = ["hybrid:gc_params+scope"]  # llama only: gc parameters, scoped activations
 CONTENDERS = []
 WORKLOADS = ["mlp", "llama", "ops"]
 BACKENDS = []
@@ -107,7 +108,8 @@ class CompareQuickTest(unittest.TestCase):
         self.assertTrue(self.json["quick"])
         self.assertEqual(sorted(self.results), sorted((w, b) for w in WORKLOADS for b in BACKENDS))
         for r in self.json["results"]:
-            self.assertEqual([c["name"] for c in r["contenders"]], CONTENDERS, r["workload"])
+            expected = CONTENDERS[:-1] + (HYBRID if r["workload"] == "llama" else []) + CONTENDERS[-1:]
+            self.assertEqual([c["name"] for c in r["contenders"]], expected, r["workload"])
             self.assertEqual(r["steps"], QUICK_STEPS[r["workload"]])
             self.assertIn("== %s on %s" % (r["workload"], r["backend"]), self.stdout)
 
@@ -135,7 +137,8 @@ class CompareQuickTest(unittest.TestCase):
                 self.assertLessEqual(c["lower_bound_bytes"], c["peak_bytes"], where)
                 self.assertEqual(len(c["step_peak_bytes"]), r["steps"], where)
             expected = expected_live_set(workload, r["shapes"])
-            for name in POLICIES:
+            # The hybrid shares one set of parameters and cache between its two regimes: the same live set.
+            for name in POLICIES + (HYBRID if workload == "llama" else []):
                 c = runs[name]
                 where = "%s/%s/%s" % (workload, backend, name)
                 self.assertEqual(c["lower_bound_bytes"], expected,
@@ -232,7 +235,8 @@ class CompareQuickTest(unittest.TestCase):
         self.assertTrue(r["rendered"], r["dom"][-2000:])
         self.assertEqual(r["errors"], 0, re.findall(r'<pre id="errors">(.*?)</pre>', r["dom"], re.S))
         self.assertEqual([l for l in r["console"] if "rror" in l or "Uncaught" in l], [])
-        charts = len(self.results) * (len(POLICIES) + len(GC_RUNS))
+        charts = len(self.results) * (len(POLICIES) + len(GC_RUNS)) + sum(
+            1 for (w, _) in self.results if w == "llama")  # the hybrid
         self.assertEqual(r["charts"], charts)
         self.assertEqual(len(r["selftest"]), charts)
         for c in r["selftest"]:

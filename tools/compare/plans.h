@@ -3,7 +3,8 @@
 // tools/compare/plans.h — the contenders of each workload on backend B: the
 // workload under every policy of a list in its idiom (a collecting policy, gc,
 // three times: a collection after every step, only the pressure trigger,
-// neither), then the same workload in plain libtorch as the peer (CPU
+// neither), for llama the hybrid of two policies (workloads/llama/hybrid.h),
+// then the same workload in plain libtorch as the peer (CPU
 // backends: kLibtorchPeer; a binary for the GPU links no libtorch and runs the
 // policies alone, its peer being PyTorch's own CUDA ops, measured by
 // tools/gpu/torch_peer.py).
@@ -22,6 +23,7 @@
 #include "testing/type_list.h"
 #include "tools/compare/compare.h"
 #include "tools/compare/registry.h"
+#include "workloads/llama/hybrid.h"
 #include "workloads/llama/llama.h"
 #include "workloads/llama/runners.h"
 #include "workloads/mlp/mlp.h"
@@ -105,6 +107,9 @@ WorkloadPlan llama_plan(const Options& o) {
               {"n_heads", c.n_heads},   {"n_kv_heads", c.n_kv_heads}, {"vocab_size", c.vocab_size},
               {"seq_len", c.seq_len},   {"shared_classifier", w->wcls.empty() ? 1 : 0}};
   p.contenders = policy_contenders<B, Policies, llama::RunnerFor>(w);
+  // Two regimes in one program (hybrid.h): gc parameters, each token's activations in a scope.
+  p.contenders.push_back({"hybrid:gc_params+scope", "hybrid",
+                          [w] { return std::make_unique<llama::HybridGenerator<B>>(*w); }});
   if constexpr (kLibtorchPeer) {
     p.contenders.push_back({"libtorch", "", [w] { return llama::make_libtorch_generator(*w); }});
   }

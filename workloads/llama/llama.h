@@ -30,6 +30,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_format.h"
+#include "core/convert.h"
 #include "core/error.h"
 #include "core/nn/modules.h"
 #include "core/nn/temporary.h"
@@ -129,6 +130,39 @@ class LlamaModel {
     rope_sin_ = param("rope.sin", sin_t, {c.seq_len, half});
   }
 
+  // The same model on `owner`'s parameters and KV cache, every tensor shared
+  // into this policy (custody::share_as, core/convert.h): each regime holds
+  // its own reference and gives it back its own way. The hybrid llama
+  // (hybrid.h) runs the forward of a scope model over a gc model's tensors.
+  template <AnyTensor U>
+  explicit LlamaModel(const LlamaModel<U>& owner) : c_(owner.c_) {
+    [[maybe_unused]] typename PolicyTraits<typename T::policy_type>::Unscoped outside_scopes;
+    const auto share = [&](const std::string& name, const U& t) {
+      return vs_.add(name, share_as<typename T::policy_type>(t));
+    };
+    const auto norm = [&](const std::string& name, const nn::RMSNorm<U>& n) {
+      return nn::RMSNorm<T>(share(name, n.weight()), kEps);
+    };
+    const auto linear = [&](const std::string& name, const nn::Linear<U>& l) {
+      return nn::Linear<T>(share(name, l.weight()), std::nullopt);
+    };
+    embedding_ = share("tok_embeddings.weight", owner.embedding_);
+    layers_.reserve(owner.layers_.size());
+    for (size_t l = 0; l < owner.layers_.size(); ++l) {
+      const auto& o = owner.layers_[l];
+      const std::string p = absl::StrFormat("layers.%d.", l);
+      layers_.push_back(Layer{norm(p + "attention_norm.weight", o.attention_norm), linear(p + "wq", o.wq),
+                              linear(p + "wk", o.wk), linear(p + "wv", o.wv), linear(p + "wo", o.wo),
+                              norm(p + "ffn_norm.weight", o.ffn_norm), linear(p + "w1", o.w1),
+                              linear(p + "w2", o.w2), linear(p + "w3", o.w3), share(p + "k_cache", o.k_cache),
+                              share(p + "v_cache", o.v_cache)});
+    }
+    final_norm_ = std::make_unique<nn::RMSNorm<T>>(norm("norm.weight", *owner.final_norm_));
+    classifier_ = std::make_unique<nn::Linear<T>>(linear("output.weight", *owner.classifier_));
+    rope_cos_ = share("rope.cos", owner.rope_cos_);
+    rope_sin_ = share("rope.sin", owner.rope_sin_);
+  }
+
   const LlamaConfig& config() const { return c_; }
   int64_t num_parameters() const { return vs_.num_elements(); }
 
@@ -156,6 +190,8 @@ class LlamaModel {
   }
 
  private:
+  template <AnyTensor U>
+  friend class LlamaModel;
   static constexpr double kEps = 1e-5;
 
   struct Layer {
