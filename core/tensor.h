@@ -310,7 +310,20 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   }
 
   // ---- elementwise -------------------------------------------------------
+  // Operands of two policies: a compile error that says how to convert
+  // (core/convert.h), rather than a list of candidates.
+#define CUSTODY_ONE_POLICY(name)                                                                    \
+  template <class Other>                                                                            \
+    requires(!std::same_as<Other, Policy>)                                                          \
+  BasicTensor name(const BasicTensor<Other, B>&) const {                                            \
+    static_assert(sizeof(Other) == 0,                                                               \
+                  "custody: " #name " on tensors of two ownership policies; an op takes one policy: "  \
+                  "convert an operand first with custody::share_as<Policy>(t) or "                  \
+                  "custody::transfer<Policy>(std::move(t)) (core/convert.h)");                      \
+    return *this;                                                                                   \
+  }
 #define CUSTODY_BINARY(name, code)                                                            \
+  CUSTODY_ONE_POLICY(name)                                                                    \
   BasicTensor name(const BasicTensor& o) const {                                              \
     return adopt(Ops::binary(code, this->checked_impl(#name), o.checked_impl(#name)));        \
   }                                                                                           \
@@ -334,6 +347,7 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
 #undef CUSTODY_BINARY
 
 #define CUSTODY_INPLACE(name, code)                                                          \
+  CUSTODY_ONE_POLICY(name)                                                                   \
   BasicTensor name(const BasicTensor& o) const {                                             \
     TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl(#name));                   \
     Ops::binary_(code, self, o.checked_impl(#name));                                         \
@@ -414,9 +428,11 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   BasicTensor log_softmax(int64_t dim) const {
     return adopt(Ops::softmax(this->checked_impl("log_softmax"), dim, true));
   }
+  CUSTODY_ONE_POLICY(matmul)
   BasicTensor matmul(const BasicTensor& o) const {
     return adopt(Ops::matmul(this->checked_impl("matmul"), o.checked_impl("matmul")));
   }
+#undef CUSTODY_ONE_POLICY
   BasicTensor index_select(int64_t dim, const BasicTensor& index) const {
     return adopt(Ops::index_select(this->checked_impl("index_select"), dim,
                                    index.checked_impl("index_select")));
