@@ -83,7 +83,7 @@ def _runners_header(workload, runner):
     ]
     return "\n".join(lines)
 
-def workload(name, runner, deps = [], test_size = "medium"):
+def workload(name, runner, deps = [], test_deps = [], test_size = "medium"):
     native.exports_files(native.glob(["*.h"], exclude = ["selected.h"]))
     native.cc_library(
         name = name,
@@ -152,5 +152,5 @@ def workload(name, runner, deps = [], test_size = "medium"):
             ":runners",
             "//workloads:testing",
             "//third_party:gtest_main",
-        ],
+        ] + test_deps,
     )

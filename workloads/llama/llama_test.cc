@@ -16,6 +16,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "backends/aten/aten.h"
+#include "backends/onednn/onednn.h"
+#include "workloads/llama/hybrid.h"
 #include "workloads/llama/llama.h"
 #include "workloads/llama/runners.h"
 #include "workloads/testing.h"
@@ -54,6 +57,36 @@ TEST(Llama, SameTokensAsLibtorchUnderEveryPolicyAndBackend) {
         EXPECT_EQ(g.tokens(), reference) << name;
       });
 }
+
+// The hybrid (hybrid.h): gc parameters and cache, each token's activations in a
+// scope: libtorch's tokens, every token's scope giving back all it made, nothing
+// left after finish.
+template <class B>
+void hybrid_decodes_libtorchs_tokens() {
+  SCOPED_TRACE(B::name);
+  const LlamaWeights w = random_weights(small_config(), /*seed=*/3);
+  constexpr int64_t kSteps = 20;
+  const std::vector<int64_t> reference = libtorch_tokens(w, kSteps);
+  gc::collect();
+  const StatsSnapshot before = B::stats().snapshot();
+  {
+    HybridGenerator<B> g(w);
+    const int64_t after_setup = B::stats().snapshot().live_tensors;
+    for (int64_t i = 0; i < kSteps; ++i) {
+      g.step();
+      EXPECT_EQ(B::stats().snapshot().live_tensors, after_setup) << "token " << i;
+    }
+    EXPECT_EQ(g.tokens(), reference);
+    g.finish();
+  }
+  gc::collect();
+  const StatsSnapshot after = B::stats().snapshot();
+  EXPECT_EQ(after.live_tensors, before.live_tensors);
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+}
+
+TEST(Llama, HybridDecodesLibtorchsTokensOnOnednn) { hybrid_decodes_libtorchs_tokens<Onednn>(); }
+TEST(Llama, HybridDecodesLibtorchsTokensOnAten) { hybrid_decodes_libtorchs_tokens<Aten>(); }
 
 TEST(Llama, DecodingPastTheContextIsRefused) {
   LlamaConfig c = small_config();
