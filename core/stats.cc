@@ -190,6 +190,18 @@ void MemoryStats::record_history(bool enabled, bool with_sites) {
   recording_.store(enabled);
 }
 
+namespace {
+
+// MemoryEvent::thread: this thread's number, given on its first recorded event.
+uint32_t recording_thread() {
+  static std::atomic<uint32_t> next{1};
+  static constinit thread_local uint32_t id = 0;
+  if (id == 0) id = next.fetch_add(1, std::memory_order_relaxed);
+  return id;
+}
+
+}  // namespace
+
 void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* address, sites::Site site) {
   absl::MutexLock lock(&mu_);
   if (!recording_.load(std::memory_order_relaxed)) return;
@@ -200,7 +212,8 @@ void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* addres
                                 address, std::move(site),
                                 kind == MemoryEventKind::kAlloc ? internal::current_category
                                                                 : MemoryCategory::kUnknown,
-                                kind == MemoryEventKind::kFree && internal::in_collector});
+                                kind == MemoryEventKind::kFree && internal::in_collector,
+                                recording_thread()});
 }
 
 void MemoryStats::mark() {

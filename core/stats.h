@@ -71,6 +71,10 @@ struct MemoryEvent {
   sites::Site site;
   MemoryCategory category = MemoryCategory::kUnknown;  // kAlloc: the category it was made in
   bool by_collector = false;  // kFree: given back by a gc finalizer (a collection found it unreachable)
+  // The thread that made the event: numbered from 1 in the order threads first
+  // record one (a thread's number is never reused). A kFree whose thread differs
+  // from its kAlloc's is a release on another thread (a server's responder).
+  uint32_t thread = 0;
 };
 
 // The live-set lower bound of a recorded history: the peak of bytes in use had

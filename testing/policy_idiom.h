@@ -50,6 +50,10 @@ inline std::atomic<int64_t>& guard_gave_back() {
 // What a policy's PolicyIdiom derives from: the idiom of a policy whose
 // handles own their references (tensor_ptr, counted): nothing around code,
 // nothing to settle, nothing lost.
+// Reap's tag for code whose threads have all ended when it ends.
+struct AllThreads {};
+inline constexpr AllThreads kAllThreads{};
+
 struct DefaultPolicyIdiom {
   // RAII around every test body: gives back, at its end, every reference this
   // thread created during the test and still holds, so a failing test leaves
@@ -65,7 +69,12 @@ struct DefaultPolicyIdiom {
   // injection run): at its end, settle() and give back what the policy keeps
   // only through no fault of the code (gc: what the conservative scan of this
   // thread's stack still finds). Leaks of the code itself stay visible.
-  struct Reap {};
+  // Reap(kAllThreads): what the body made on any thread (a server's workers,
+  // every one ended by then), not only on this one.
+  struct Reap {
+    Reap() = default;
+    explicit Reap(AllThreads) {}
+  };
   // What the last Reap on this thread gave back after its collection, and the
   // most it may (gc: the measured bound of Note [Garbage the scan keeps],
   // tests/fuzz/lifetime_gc_fuzz_test.cc): code that reaches its Reap having

@@ -10,8 +10,8 @@
 //
 // The runner is made, handed to the check, finished; then the backend's live
 // tensors and bytes must be back where they were (after the policy's Reap:
-// under gc a collection, and disposing what the conservative stack scan still
-// holds).
+// under gc a collection, and disposing what the conservative scan still holds
+// of what the run made on any thread).
 
 #ifndef CUSTODY_WORKLOADS_TESTING_H_
 #define CUSTODY_WORKLOADS_TESTING_H_
@@ -32,7 +32,8 @@ void run_one(const std::string& name, const Data& data, const RunOptions& option
   SCOPED_TRACE(name + " on " + B::name);
   const StatsSnapshot before = B::stats().snapshot();
   {
-    [[maybe_unused]] typename custody::testing::PolicyIdiom<P>::Reap reap;
+    // On any thread: a runner's threads (serve's workers) have ended with its finish().
+    [[maybe_unused]] typename custody::testing::PolicyIdiom<P>::Reap reap(custody::testing::kAllThreads);
     R runner(data, options);
     check(name + ":" + B::name, static_cast<Runner&>(runner));
     runner.finish();

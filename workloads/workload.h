@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace custody::workloads {
 
@@ -38,6 +39,13 @@ struct RunOptions {
   bool wasteful = false;
 };
 
+// A figure a runner reports besides its metric (a server's requests/s and
+// latency percentiles); the compare tool prints and writes them.
+struct Figure {
+  std::string name;  // "requests_per_s", "p50_ms", ...
+  double value = 0;
+};
+
 class Runner {
  public:
   virtual ~Runner() = default;
@@ -49,6 +57,9 @@ class Runner {
   // backend's live tensors and bytes are back where they were before the
   // runner was made (the compare tool reports any difference as leaked).
   virtual void finish() = 0;
+  // What the runner measured itself, over the steps after its first (the
+  // compare tool's warm-up); none for most workloads.
+  virtual std::vector<Figure> figures() const { return {}; }
 };
 
 const char* gc_mode_name(GcMode mode);

@@ -714,6 +714,10 @@ int64_t release_created_on_this_thread_since(uint64_t since) {
   return dispose_where([&](const internal::Alias& a) { return a.thread == me && a.serial >= since; });
 }
 
+int64_t release_created_since(uint64_t since) {
+  return dispose_where([&](const internal::Alias& a) { return a.serial >= since; });
+}
+
 std::vector<uint64_t> still_holding(const std::vector<uint64_t>& serials) {
   std::vector<uint64_t> held;
   {

@@ -555,6 +555,9 @@ bool scans_static_data_of(const char* path);
 // this thread since `since_serial` that still holds a reference. Returns how
 // many references it gave back.
 int64_t release_created_on_this_thread_since(uint64_t since_serial);
+// ... and on any thread: for code whose threads have all ended (a server's
+// workers, joined by its finish()).
+int64_t release_created_since(uint64_t since_serial);
 uint64_t next_serial();
 
 // For tests that follow particular aliases through collections (the lifetime

@@ -83,7 +83,7 @@ def _runners_header(workload, runner):
     ]
     return "\n".join(lines)
 
-def workload(name, runner, deps = [], test_deps = [], test_size = "medium"):
+def workload(name, runner, deps = [], libtorch_deps = [], test_deps = [], test_size = "medium"):
     native.exports_files(native.glob(["*.h"], exclude = ["selected.h"]))
     native.cc_library(
         name = name,
@@ -140,7 +140,7 @@ def workload(name, runner, deps = [], test_deps = [], test_size = "medium"):
         deps = [
             ":" + name,
             "//third_party:torch",
-        ],
+        ] + libtorch_deps,
     )
     native.cc_test(
         name = name + "_test",

@@ -82,8 +82,9 @@ Measurement measure(const Contender& c, int64_t steps, bool sites = true) {
   // A gc contender's collector may keep a few dead aliases alive (it scans the
   // stack conservatively): they are counted as leaked below, then disposed so
   // that the next pass starts from what it left.
+  // Made on any thread: a runner's threads (serve's workers) end with its finish().
   const auto dispose_stragglers = [since = gc::testing::next_serial()] {
-    gc::testing::release_created_on_this_thread_since(since);
+    gc::testing::release_created_since(since);
   };
   gc::collect();
   {

@@ -185,6 +185,7 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
       case MemoryEventKind::kFree:
         if (it != open.end()) {
           close(it->second, i);
+          if (e.thread != history[allocs[it->second].alloc].thread) ++out.cross_thread_frees;
           if (e.by_collector) {
             allocs[it->second].by_collector = true;
             // The collection that found it is the last one; it was reachable at the one before.

@@ -83,6 +83,7 @@ struct HeldDead {
   int64_t steps = 0;                 // marks after the first: steps recorded
   int64_t collections = 0;           // kCollection events recorded
   double awaiting_collection_byte_steps = 0;  // of held_dead_byte_steps, at most
+  int64_t cross_thread_frees = 0;    // allocations freed on another thread than the one that made them
   std::array<int64_t, kNumMemoryCategories> peak_by_category{};  // alive at the peak
   std::array<int64_t, kNumMemoryCategories> dead_at_peak_by_category{};
   std::array<double, kNumMemoryCategories> held_dead_by_category{};  // byte-steps

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/attributes.h"
@@ -265,6 +266,26 @@ TEST(HeldDeadTest, FindsATensorKeptPastItsLastUseAtTheFunctionThatMadeIt) {
   EXPECT_NEAR(sum, r.held_dead_byte_steps, 1e-6 * r.byte_steps);
   EXPECT_NEAR(r.byte_steps - r.bound_byte_steps, r.held_dead_byte_steps, 1e-6 * r.byte_steps);
   EXPECT_GE(r.dead_at_peak_bytes, 0);
+}
+
+// A tensor made on one thread and released on another is counted once; the
+// ones made and released on the same thread are not.
+TEST(HeldDeadTest, CountsTheFreesMadeOnAnotherThread) {
+  custody::MemoryStats& stats = custody::Onednn::stats();
+  stats.record_history(true);
+  stats.mark();
+  T here = make_scratch();
+  T moved = make_scratch();
+  std::thread([t = std::move(moved)]() mutable { t.reset(); }).join();
+  T there;
+  std::thread([&there] { there = make_scratch(); }).join();
+  here.reset();
+  there.reset();  // made on the other thread, freed here
+  stats.mark();
+  stats.record_history(false);
+  const std::vector<MemoryEvent> history = stats.history();
+  stats.clear_history();
+  EXPECT_EQ(held_dead(history).cross_thread_frees, 2);
 }
 
 }  // namespace
