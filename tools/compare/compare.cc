@@ -70,8 +70,8 @@ int lines_of_code(const std::string& workload, const std::string& policy) {
 
 // The command line (Note [Flags], tools/flags/flags.h; README lists them, checked by
 // //tools/flags:readme_options_test).
-ABSL_FLAG(std::vector<std::string>, workloads, std::vector<std::string>({"mlp", "llama", "ops"}),
-          "workloads to run, comma-separated: mlp, llama, ops (and a custody_workload binary's own, "
+ABSL_FLAG(std::vector<std::string>, workloads, std::vector<std::string>({"mlp", "llama", "ops", "serve"}),
+          "workloads to run, comma-separated: mlp, llama, ops, serve (and a custody_workload binary's own, "
           "its default)");
 ABSL_FLAG(std::vector<std::string>, contenders, {},
           "only these contenders, comma-separated: a policy, gc:collect_every_step, gc:trigger_8MiB, "
@@ -96,7 +96,7 @@ Options parse(int argc, char** argv) {
                "peak memory against the live-set bound, leaks (README, \"The main job\")");
   Options o;
   // Workloads of custody_workload binaries (registry.h) too; those are their binary's default.
-  std::vector<std::string> known = {"mlp", "llama", "ops"};
+  std::vector<std::string> known = {"mlp", "llama", "ops", "serve"};
   const std::vector<std::string> own = registered_workloads();
   known.insert(known.end(), own.begin(), own.end());
   o.workloads = flags::specified("workloads") || own.empty()
@@ -139,8 +139,48 @@ struct WorkloadResult {
   }
 };
 
+// "serve (2 workers)": the workload and, when it runs several ways, which.
+std::string title(const WorkloadPlan& p) {
+  return p.variant.empty() ? p.name : absl::StrCat(p.name, " (", p.variant, ")");
+}
+
+// What the runners measured themselves (a server's requests/s and latency),
+// with the ratio of the peer's throughput figure and the frees made on
+// another thread than their allocation's.
+void print_figures(const WorkloadResult& r) {
+  const Measurement* first = nullptr;
+  const Measurement* peer = nullptr;
+  for (const Measurement& m : r.runs) {
+    if (!m.figures.empty() && first == nullptr) first = &m;
+    if (m.policy.empty()) peer = &m;
+  }
+  if (first == nullptr) return;
+  std::cout << absl::StrFormat("%-22s", "contender");
+  for (const workloads::Figure& f : first->figures) std::cout << absl::StrFormat(" %14s", f.name);
+  std::cout << absl::StrFormat(" %14s %14s\n", "x_torch", "xthread_frees");
+  for (const Measurement& m : r.runs) {
+    std::cout << absl::StrFormat("%-22s", m.contender);
+    double throughput = 0, peer_throughput = 0;
+    for (const workloads::Figure& f : m.figures) {
+      std::cout << absl::StrFormat(" %14.3f", f.value);
+      if (f.name == "requests_per_s") throughput = f.value;
+    }
+    if (peer != nullptr) {
+      for (const workloads::Figure& f : peer->figures) {
+        if (f.name == "requests_per_s") peer_throughput = f.value;
+      }
+    }
+    // x_torch: libtorch's time per request over this one's (as the table above: < 1 is faster).
+    std::cout << absl::StrFormat(" %14s %14s\n",
+                                 throughput > 0 && peer_throughput > 0
+                                     ? absl::StrFormat("%.2f", peer_throughput / throughput)
+                                     : "-",
+                                 m.has_memory ? absl::StrCat(m.held_dead.cross_thread_frees) : "-");
+  }
+}
+
 void print_table(const WorkloadResult& r) {
-  std::cout << "\n== " << r.plan.name << " on " << r.backend << ": " << r.plan.description << "; "
+  std::cout << "\n== " << title(r.plan) << " on " << r.backend << ": " << r.plan.description << "; "
             << r.plan.steps << " " << r.plan.unit << "s per run ==\n";
   std::cout << absl::StrFormat("%-22s %9s %9s %8s %9s %9s %7s %6s %7s %9s %6s %8s %5s\n", "contender",
                                "median_ms", "min_ms", "x_torch", "peak_MiB", "bound_MiB", "x_bound",
@@ -166,12 +206,18 @@ void print_table(const WorkloadResult& r) {
         gc ? absl::StrCat(m.collections) : "-", gc ? absl::StrCat(m.finalized) : "-",
         lines_of_code(r.plan.name, m.policy) > 0 ? absl::StrCat(lines_of_code(r.plan.name, m.policy)) : "-");
   }
+  print_figures(r);
   std::cout.flush();
 }
 
 // Writes the timeline data and a gnuplot script; runs gnuplot. Returns the PNG path or "".
 std::string plot(const Options& o, const WorkloadResult& r) {
-  const std::string stem = o.out_dir + "/" + r.plan.name + "_" + r.backend + "_memory";
+  std::string variant;
+  for (char c : r.plan.variant) {
+    if (c != ' ') variant += c;  // "2 workers" -> "_2workers"
+  }
+  const std::string stem = absl::StrCat(o.out_dir, "/", r.plan.name, variant.empty() ? "" : "_", variant, "_",
+                                        r.backend, "_memory");
   std::vector<std::string> series;
   int64_t bound = 0;
   for (const Measurement& m : r.runs) {
@@ -200,7 +246,7 @@ std::string plot(const Options& o, const WorkloadResult& r) {
     std::ostringstream g;
     g << "set terminal png size 1200,700 noenhanced\n"
       << "set output '" << png_tmp << "'\n"
-      << "set title '" << r.plan.name << " on " << r.backend << ": bytes in use (custody backend memory)'\n"
+      << "set title '" << title(r.plan) << " on " << r.backend << ": bytes in use (custody backend memory)'\n"
       << "set xlabel '" << r.plan.unit << "'\nset ylabel 'MiB in use'\nset key outside right\nset grid\n"
       << "set logscale y 2\n"
       << absl::StrFormat("set yrange [%g:*]\n", std::max(1e-3, static_cast<double>(bound) / 4 / (1 << 20)))
@@ -225,7 +271,8 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
     << ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const WorkloadResult& r = results[i];
-    f << "    {\"workload\": " << json_string(r.plan.name) << ", \"backend\": " << json_string(r.backend)
+    f << "    {\"workload\": " << json_string(r.plan.name) << ", \"variant\": " << json_string(r.plan.variant)
+      << ", \"backend\": " << json_string(r.backend)
       << ", \"unit\": " << json_string(r.plan.unit) << ", \"description\": " << json_string(r.plan.description)
       << ", \"steps\": " << r.plan.steps << ", \"plot\": " << json_string(r.plot) << ", \"shapes\": {";
     for (size_t k = 0; k < r.plan.shapes.size(); ++k) {
@@ -240,6 +287,13 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
         << ", \"min_ms\": " << json_number(m.min_ms)
         << ", \"ratio_to_libtorch\": " << json_number(peer > 0 ? m.median_ms / peer : NAN)
         << ", \"metric\": " << json_number(m.metric);
+      if (!m.figures.empty()) {
+        f << ", \"figures\": {";
+        for (size_t k = 0; k < m.figures.size(); ++k) {
+          f << (k ? ", " : "") << json_string(m.figures[k].name) << ": " << json_number(m.figures[k].value);
+        }
+        f << "}";
+      }
       if (m.has_memory) {
         f << ", \"peak_bytes\": " << m.peak_bytes << ", \"lower_bound_bytes\": " << m.lower_bound_bytes
           << ", \"peak_to_lower_bound\": "
@@ -256,7 +310,8 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
           << ", \"held_dead_byte_steps\": " << json_number(h.held_dead_byte_steps)
           << ", \"peak_bytes\": " << h.peak_bytes << ", \"peak_step\": " << json_number(h.peak_step)
           << ", \"dead_at_peak_bytes\": " << h.dead_at_peak_bytes << ", \"collections\": " << h.collections
-          << ", \"awaiting_collection_byte_steps\": " << json_number(h.awaiting_collection_byte_steps);
+          << ", \"awaiting_collection_byte_steps\": " << json_number(h.awaiting_collection_byte_steps)
+          << ", \"cross_thread_frees\": " << h.cross_thread_frees;
         const auto by_category = [&f](const char* key, const auto& values) {
           f << ", \"" << key << "\": {";
           for (int k = 0; k < kNumMemoryCategories; ++k) {
@@ -301,7 +356,7 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
 std::string write_report(const Options& o, const std::vector<WorkloadResult>& results) {
   std::vector<report::WorkloadData> data;
   for (const WorkloadResult& r : results) {
-    report::WorkloadData w{r.plan.name, r.backend, r.plan.unit, r.plan.description, r.plan.steps, {}};
+    report::WorkloadData w{title(r.plan), r.backend, r.plan.unit, r.plan.description, r.plan.steps, {}};
     for (const Measurement& m : r.runs) {
       report::ContenderData c;
       c.name = m.contender;
@@ -315,6 +370,7 @@ std::string write_report(const Options& o, const std::vector<WorkloadResult>& re
       c.leaked_bytes = m.leaked_bytes;
       c.leaked_tensors = m.leaked_tensors;
       c.held_dead = m.held_dead;
+      for (const workloads::Figure& f : m.figures) c.figures.emplace_back(f.name, f.value);
       w.contenders.push_back(std::move(c));
     }
     data.push_back(std::move(w));
@@ -344,7 +400,7 @@ int run(int argc, char** argv) {
       for (const WorkloadPlan& plan : plans) {
         std::vector<std::string> names;
         for (const Contender& c : plan.contenders) names.push_back(c.name);
-        std::cout << backend << "/" << plan.name << ": " << absl::StrJoin(names, " ") << "\n";
+        std::cout << backend << "/" << title(plan) << ": " << absl::StrJoin(names, " ") << "\n";
       }
     }
     return 0;
@@ -362,7 +418,7 @@ int run(int argc, char** argv) {
           continue;
         }
         Measurement m = b.measure(c, plan.steps, o.sites);
-        std::cerr << absl::StrFormat("  [%s/%s] %-22s median %8.3f ms/%s%s\n", b.name, plan.name, c.name,
+        std::cerr << absl::StrFormat("  [%s/%s] %-22s median %8.3f ms/%s%s\n", b.name, title(plan), c.name,
                                      m.median_ms, plan.unit,
                                      m.has_memory ? absl::StrFormat(", peak %s MiB", mib(m.peak_bytes)) : "");
         r.runs.push_back(std::move(m));

@@ -20,7 +20,7 @@
 namespace custody::compare {
 
 struct Options {
-  std::vector<std::string> workloads = {"mlp", "llama", "ops"};
+  std::vector<std::string> workloads = {"mlp", "llama", "ops", "serve"};
   std::vector<std::string> contenders;  // empty: all; else names such as "scope", "gc:trigger_8MiB", "libtorch"
   int64_t steps = 0;  // 0: each workload's default (or its quick count under --quick)
   bool quick = false;
@@ -41,6 +41,7 @@ struct Contender {
 
 struct WorkloadPlan {
   std::string name;         // "mlp"
+  std::string variant;      // "" or, for a workload run several ways, which ("2 workers")
   std::string unit;         // what one step is: "training step", "token", "round"
   std::string description;
   int64_t steps = 0;
@@ -73,6 +74,7 @@ struct Measurement {
   std::vector<int64_t> step_peak_bytes;    // the highest bytes in use within each step
   std::vector<TimelinePoint> timeline;
   double memory_pass_ms = 0;  // the memory pass, recording and analysis included (wall clock)
+  std::vector<workloads::Figure> figures;  // the runner's own, after the timing pass (Runner::figures)
   // Memory held past its last use, by creation site (tools/report/held_dead.h),
   // from the memory pass's history recorded with sites; `sites` keeps the top kHeldDeadSites
   // by held dead and by bytes at the peak, and the leaks (report::keep_top_sites).

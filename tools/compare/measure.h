@@ -99,6 +99,7 @@ Measurement measure(const Contender& c, int64_t steps, bool sites = true) {
       m.step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     m.metric = r->metric();
+    m.figures = r->figures();
     r->finish();
   }
   summarize_times(m);

@@ -30,6 +30,8 @@
 #include "workloads/mlp/runners.h"
 #include "workloads/ops/ops.h"
 #include "workloads/ops/runners.h"
+#include "workloads/serve/runners.h"
+#include "workloads/serve/serve.h"
 
 namespace custody::compare {
 
@@ -137,6 +139,43 @@ WorkloadPlan ops_plan(const Options& o) {
   return p;
 }
 
+// serve on `workers` worker threads: one plan per worker count.
+template <class B, class Policies, bool kLibtorchPeer>
+WorkloadPlan serve_plan(const Options& o, int workers) {
+  namespace serve = workloads::serve;
+  serve::ServeConfig config;
+  config.workers = workers;
+  auto data = std::make_shared<const serve::ServeData>(serve::make_data(config));
+  const serve::ServeData* d = data.get();
+  const serve::ServeConfig& c = d->config;
+  WorkloadPlan p;
+  p.name = "serve";
+  p.variant = absl::StrFormat("%d worker%s", workers, workers == 1 ? "" : "s");
+  p.unit = "wave";
+  p.description = absl::StrFormat(
+      "a server: %d requests per wave, each a [%d, %d] batch made on the submitting thread, an MLP "
+      "%d-%d-%d inference with softmax on one of %d worker threads, its output read and released on a "
+      "responder thread",
+      c.requests_per_step, c.batch, c.model.features, c.model.features, c.model.hidden, c.model.classes,
+      workers);
+  p.steps = o.steps > 0 ? o.steps : (o.quick ? 20 : 100);
+  p.shapes = {{"workers", workers},         {"requests_per_step", c.requests_per_step},
+              {"batch", c.batch},           {"features", c.model.features},
+              {"hidden", c.model.hidden},   {"classes", c.model.classes},
+              {"intra_op_threads", c.intra_op_threads}};
+  p.contenders = policy_contenders<B, Policies, serve::RunnerFor>(d);
+  if constexpr (kLibtorchPeer) {
+    p.contenders.push_back({"libtorch", "", [d] { return serve::make_libtorch_server(*d); }});
+  }
+  p.data = data;
+  return p;
+}
+
+// The worker counts serve runs with: 2 in a quick run, else 1, 2 and 4.
+inline std::vector<int> serve_workers(const Options& o) {
+  return o.quick ? std::vector<int>{2} : std::vector<int>{1, 2, 4};
+}
+
 // Every workload of `o` on B under every policy of Policies (a TypeList,
 // testing/type_list.h; tools/compare/policies.h says which); with the libtorch
 // peer last unless !kLibtorchPeer.
@@ -150,10 +189,12 @@ std::vector<WorkloadPlan> plans(const Options& o) {
       out.push_back(llama_plan<B, Policies, kLibtorchPeer>(o));
     } else if (w == "ops") {
       out.push_back(ops_plan<B, Policies, kLibtorchPeer>(o));
+    } else if (w == "serve") {
+      for (int workers : serve_workers(o)) out.push_back(serve_plan<B, Policies, kLibtorchPeer>(o, workers));
     } else if (const PlanFactory* own = find_workload(w, B::name)) {
       out.push_back((*own)(o));
     } else {
-      throw InvalidArgument("compare: unknown workload '" + w + "' (known: mlp, llama, ops)");
+      throw InvalidArgument("compare: unknown workload '" + w + "' (known: mlp, llama, ops, serve)");
     }
   }
   return out;

@@ -124,6 +124,28 @@ std::string contender_json(const ContenderData& c) {
   return f + "]}";
 }
 
+// The figures the runners measured themselves (a server's throughput and
+// latency), with the frees made on another thread than the allocation's.
+void figures_table(std::string& o, const WorkloadData& w) {
+  const ContenderData* first = nullptr;
+  for (const ContenderData& c : w.contenders) {
+    if (!c.figures.empty()) {
+      first = &c;
+      break;
+    }
+  }
+  if (first == nullptr) return;
+  o += "<table class=\"summary figures\"><thead><tr><th>contender</th>";
+  for (const auto& [name, value] : first->figures) absl::StrAppend(&o, "<th>", html_escape(name), "</th>");
+  o += "<th>cross-thread frees</th></tr></thead><tbody>\n";
+  for (const ContenderData& c : w.contenders) {
+    absl::StrAppend(&o, "<tr><td>", html_escape(c.name), "</td>");
+    for (const auto& [name, value] : c.figures) absl::StrAppend(&o, "<td>", absl::StrFormat("%.3f", value), "</td>");
+    absl::StrAppend(&o, "<td>", c.has_memory ? absl::StrCat(c.held_dead.cross_thread_frees) : "-", "</td></tr>\n");
+  }
+  o += "</tbody></table>\n";
+}
+
 void summary_table(std::string& o, const WorkloadData& w) {
   const double peer = peer_ms(w);
   o += "<table class=\"summary\"><thead><tr><th>contender</th><th>median ms</th><th>min ms</th><th>× peer</th>"
@@ -145,6 +167,7 @@ void summary_table(std::string& o, const WorkloadData& w) {
                     c.lines_of_code > 0 ? absl::StrCat(c.lines_of_code) : "-", "</td></tr>\n");
   }
   o += "</tbody></table>\n";
+  figures_table(o, w);
 }
 
 std::string stack_details(const SiteHeld& s) {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tools/report/held_dead.h"
@@ -37,6 +38,8 @@ struct ContenderData {
   int64_t peak_bytes = 0, lower_bound_bytes = 0;
   int64_t leaked_bytes = 0, leaked_tensors = 0;
   HeldDead held_dead;
+  // What the runner measured itself (a server's requests_per_s, p50_ms, ...), in its order.
+  std::vector<std::pair<std::string, double>> figures;
 };
 
 struct WorkloadData {

@@ -207,7 +207,7 @@ class ServerCore : public Server {
     const Clock::time_point started = Clock::now();
     const int64_t first = begin_step();
     for (int64_t id = first; id < first + data().config.requests_per_step; ++id) {
-      requests_.push(Request{id, Idiom::submit(input(id), input_shape()), Clock::now()});
+      requests_->push(Request{id, Idiom::submit(input(id), input_shape()), Clock::now()});
     }
     end_step(first, started);
     session_.after_step();
@@ -216,10 +216,15 @@ class ServerCore : public Server {
   void finish() override {
     if (finished_) return;
     finished_ = true;
-    requests_.close();
+    requests_->close();
     for (int i = 0; i < data().config.workers; ++i) threads_[static_cast<size_t>(i)].join();
-    responses_.close();
+    responses_->close();
     threads_.back().join();
+    // The queues go before the session's last word (gc: a collection): a slot
+    // already popped may still hold a handle's bytes (gc's handles are plain
+    // pointers), which would keep that tensor alive through it.
+    requests_.reset();
+    responses_.reset();
     model_.reset();
     restore_threads();
     session_.after_finish();
@@ -228,9 +233,12 @@ class ServerCore : public Server {
  private:
   void work_loop() {
     [[maybe_unused]] typename Idiom::Thread thread;
-    while (std::optional<Request> r = requests_.pop()) {
+    while (std::optional<Request> r = requests_->pop()) {
       try {
-        responses_.push(Request{r->id, Idiom::work(*model_, std::move(r->tensor)), r->submitted});
+        // Its own statement: work()'s parameter (the input) is destroyed at the end of the full
+        // expression that calls it, so before the output is handed on.
+        T out = Idiom::work(*model_, std::move(r->tensor));
+        responses_->push(Request{r->id, std::move(out), r->submitted});
       } catch (...) {
         failed(r->id, std::current_exception());
       }
@@ -238,9 +246,10 @@ class ServerCore : public Server {
   }
   void respond_loop() {
     [[maybe_unused]] typename Idiom::Thread thread;
-    while (std::optional<Request> r = responses_.pop()) {
+    while (std::optional<Request> r = responses_->pop()) {
       try {
-        answered(r->id, Idiom::respond(std::move(r->tensor)), r->submitted);
+        std::vector<float> probabilities = Idiom::respond(std::move(r->tensor));  // released: then answered
+        answered(r->id, std::move(probabilities), r->submitted);
       } catch (...) {
         failed(r->id, std::current_exception());
       }
@@ -249,7 +258,7 @@ class ServerCore : public Server {
 
   typename Idiom::Session session_;
   std::unique_ptr<Model> model_;
-  Queue requests_, responses_;
+  std::optional<Queue> requests_{std::in_place}, responses_{std::in_place};
   std::vector<std::thread> threads_;  // the workers, then the responder
   bool finished_ = false;
 };

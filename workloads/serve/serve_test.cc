@@ -10,7 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "backends/onednn/onednn.h"
 #include "gtest/gtest.h"
+#include "policies/gc/gc.h"
+#include "testing/all_policies.h"
+#include "testing/policy_idiom.h"
+#include "testing/type_list.h"
 #include "workloads/serve/runners.h"
 #include "workloads/serve/serve.h"
 #include "workloads/testing.h"
@@ -64,6 +69,47 @@ TEST(Serve, AnswersAreLibtorchsOnAnyNumberOfWorkersUnderEveryPolicyAndBackend) {
     EXPECT_EQ(f[0].value, 4) << "workers";
     EXPECT_GT(f[1].value, 0) << "requests_per_s";
     EXPECT_LE(f[2].value, f[3].value) << "p50 <= p99";
+  });
+}
+
+// The threads themselves, for ThreadSanitizer and AddressSanitizer (CI's tsan
+// run takes the tests named *Thread*): every policy's server on 4 workers and
+// on 1, under the gc pressure trigger at 1 MiB so that collections stop
+// workers mid-request; the same answers, nothing left. onednn only: libtorch
+// is not built with the sanitizers. Under ThreadSanitizer the collector never
+// runs (Note [ThreadSanitizer], policies/gc/gc.h): the Reap gives back what
+// gc's server left instead of the finalizers.
+TEST(ServeThreads, FourWorkersAnswerAsOneAndLeaveNothingUnderEveryPolicy) {
+  using custody::testing::PolicyIdiom;
+  ServeConfig config;
+  config.requests_per_step = 16;
+  config.workers = 1;
+  const ServeData one = make_data(config);
+  config.workers = 4;
+  const ServeData four = make_data(config);
+  RunOptions options;
+  options.gc_mode = GcMode::kPressureTrigger;
+  options.gc_trigger_bytes = int64_t{1} << 20;
+  custody::testing::for_each_type(custody::testing::AllPolicies{}, [&]<class P>() {
+    SCOPED_TRACE(P::name);
+    using R = RunnerFor<P, Onednn>;
+    const StatsSnapshot before = Onednn::stats().snapshot();
+    std::vector<Answer> answers[2];
+    {
+      typename PolicyIdiom<P>::Reap reap(custody::testing::kAllThreads);
+      for (int k = 0; k < 2; ++k) {
+        R server(k == 0 ? one : four, options);
+        answers[k] = serve_with(server);
+        server.finish();
+      }
+    }
+    EXPECT_TRUE(answers[0] == answers[1]) << "4 workers answered otherwise than 1";
+    if (!PolicyIdiom<P>::kCollects || gc::collector_enabled()) {
+      EXPECT_LE(PolicyIdiom<P>::last_reaped(), PolicyIdiom<P>::kScanKeeps);
+    }
+    const StatsSnapshot after = Onednn::stats().snapshot();
+    EXPECT_EQ(after.live_tensors, before.live_tensors);
+    EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
   });
 }
 
