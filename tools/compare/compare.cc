@@ -99,6 +99,7 @@ Options parse(int argc, char** argv) {
   std::vector<std::string> known = {"mlp", "llama", "ops", "serve"};
   const std::vector<std::string> own = registered_workloads();
   known.insert(known.end(), own.begin(), own.end());
+  o.workloads_given = flags::specified("workloads");
   o.workloads = flags::specified("workloads") || own.empty()
                     ? flags::checked_list("workloads", absl::GetFlag(FLAGS_workloads), known)
                     : own;

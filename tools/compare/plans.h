@@ -190,6 +190,9 @@ std::vector<WorkloadPlan> plans(const Options& o) {
     } else if (w == "ops") {
       out.push_back(ops_plan<B, Policies, kLibtorchPeer>(o));
     } else if (w == "serve") {
+      // The GPU binary (no libtorch peer) serves only when asked: its threads have not yet run on a
+      // device (tools/gpu/device_check.sh runs the default list).
+      if (!kLibtorchPeer && !o.workloads_given) continue;
       for (int workers : serve_workers(o)) out.push_back(serve_plan<B, Policies, kLibtorchPeer>(o, workers));
     } else if (const PlanFactory* own = find_workload(w, B::name)) {
       out.push_back((*own)(o));
