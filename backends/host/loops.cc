@@ -116,7 +116,12 @@ absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const Kernel
 absl::Status unary_loop(UnaryOp op, const KernelView& out, const KernelView& in) {
   visit_compute_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    map<T, T>(out, [op](T x) { return element::apply_unary(op, x); }, in);
+    switch (op) {  // the cheap ops out of the per-element switch: a loop the compiler vectorises
+      case UnaryOp::kRelu: map<T, T>(out, [](T x) { return element::apply_unary(UnaryOp::kRelu, x); }, in); break;
+      case UnaryOp::kNeg: map<T, T>(out, [](T x) { return element::apply_unary(UnaryOp::kNeg, x); }, in); break;
+      case UnaryOp::kAbs: map<T, T>(out, [](T x) { return element::apply_unary(UnaryOp::kAbs, x); }, in); break;
+      default: map<T, T>(out, [op](T x) { return element::apply_unary(op, x); }, in);
+    }
   });
   return absl::OkStatus();
 }

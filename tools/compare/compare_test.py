@@ -186,8 +186,10 @@ class CompareQuickTest(unittest.TestCase):
             if workload in ("mlp", "ops"):
                 worst = max(runs[p]["peak_bytes"] for p in POLICIES)
                 self.assertGreater(runs["gc:no_collection"]["peak_bytes"], 4 * worst, workload)
-                self.assertGreater(runs["gc:no_collection"]["live_tensors"],
-                                   runs["gc:collect_every_step"]["live_tensors"], workload)
+                # libgc may start a collection of its own (its heap grew) in the last step: then the
+                # garbage is gone by the count, so only "not fewer".
+                self.assertGreaterEqual(runs["gc:no_collection"]["live_tensors"],
+                                        runs["gc:collect_every_step"]["live_tensors"], workload)
 
     def test_held_dead_by_site(self):
         for (workload, backend), r in self.results.items():
