@@ -282,8 +282,8 @@ void run_pair(Reader& in) {
   {
     // What each regime keeps once its handles are gone (a scope's entries, dispose's and manual's
     // leaked references) goes back when its Guard ends.
-    typename testing::PolicyIdiom<P>::Guard p_guard;
-    typename testing::PolicyIdiom<Q>::Guard q_guard;
+    [[maybe_unused]] typename testing::PolicyIdiom<P>::Guard p_guard;
+    [[maybe_unused]] typename testing::PolicyIdiom<Q>::Guard q_guard;
     CrossHarness<P, Q> h;
     h.run(in);
   }
