@@ -30,6 +30,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -149,11 +150,18 @@ std::string title(const WorkloadPlan& p) {
 // with the ratio of the peer's throughput figure and the frees made on
 // another thread than their allocation's.
 void print_figures(const WorkloadResult& r) {
+  // A runner's figure by name, 0 when it has none.
+  const auto figure = [](const Measurement& m, std::string_view name) {
+    for (const workloads::Figure& f : m.figures) {
+      if (f.name == name) return f.value;
+    }
+    return 0.0;
+  };
   const Measurement* first = nullptr;
-  const Measurement* peer = nullptr;
+  double peer_throughput = 0;
   for (const Measurement& m : r.runs) {
     if (!m.figures.empty() && first == nullptr) first = &m;
-    if (m.policy.empty()) peer = &m;
+    if (m.policy.empty()) peer_throughput = figure(m, "requests_per_s");
   }
   if (first == nullptr) return;
   std::cout << absl::StrFormat("%-22s", "contender");
@@ -161,17 +169,9 @@ void print_figures(const WorkloadResult& r) {
   std::cout << absl::StrFormat(" %14s %14s\n", "x_torch", "xthread_frees");
   for (const Measurement& m : r.runs) {
     std::cout << absl::StrFormat("%-22s", m.contender);
-    double throughput = 0, peer_throughput = 0;
-    for (const workloads::Figure& f : m.figures) {
-      std::cout << absl::StrFormat(" %14.3f", f.value);
-      if (f.name == "requests_per_s") throughput = f.value;
-    }
-    if (peer != nullptr) {
-      for (const workloads::Figure& f : peer->figures) {
-        if (f.name == "requests_per_s") peer_throughput = f.value;
-      }
-    }
+    for (const workloads::Figure& f : m.figures) std::cout << absl::StrFormat(" %14.3f", f.value);
     // x_torch: libtorch's time per request over this one's (as the table above: < 1 is faster).
+    const double throughput = figure(m, "requests_per_s");
     std::cout << absl::StrFormat(" %14s %14s\n",
                                  throughput > 0 && peer_throughput > 0
                                      ? absl::StrFormat("%.2f", peer_throughput / throughput)
