@@ -12,6 +12,8 @@
 //                              dim) and b broadcast over the first ([8, 64, 128]: oneDNN's
 //                              own broadcast, rank 4); tensor_ptr contenders and libtorch
 //   softmax/4096x4096,dim=1/<c>
+//   relu/16x512/<c>            below oneDNN's size threshold: the host loop (a serving
+//                              worker's activation)
 //   sum/4096x4096/<c>          over everything
 //   sum/4096x4096,dim=1/<c>
 //
@@ -116,6 +118,17 @@ void softmax(benchmark::State& state) {
   T x = input<T>({kRows, kCols});
   for (auto _ : state) {
     T y = x.softmax(1);
+    custody::release(y);
+  }
+  custody::release(x);
+}
+
+template <AnyTensor T>
+void relu(benchmark::State& state, int64_t rows, int64_t cols) {
+  [[maybe_unused]] Env<typename T::policy_type> env;
+  T x = input<T>({rows, cols});
+  for (auto _ : state) {
+    T y = x.relu();
     custody::release(y);
   }
   custody::release(x);
@@ -302,6 +315,11 @@ void register_matmul(const std::string& case_name, MatmulSize size) {
   add_peer(sum_case, "onednn_direct", &direct_sum, false);
   add_peer(sum1_case, "libtorch", &libtorch::sum, kRows, kCols, std::optional<int64_t>(1));
   add_peer(sum1_case, "onednn_direct", &direct_sum, true);
+  constexpr int64_t kReluRows = 16, kReluCols = 512;
+  const std::string relu_case = absl::StrCat("relu/", kReluRows, "x", kReluCols);
+  add_peer(relu_case, "libtorch", &libtorch::relu, kReluRows, kReluCols);
+  for_each_tensor<TypeList<tensor_ptr::Policy>, HostBackends>(
+      [&]<class T>() { add_peer(relu_case, contender<T>(), &relu<T>, kReluRows, kReluCols); });
   for_each_big_contender([&]<class T>() {
     add(softmax_case, contender<T>(), softmax<T>);
     add_peer(sum_case, contender<T>(), &sum<T>, false);

@@ -148,6 +148,15 @@ void softmax(benchmark::State& state, int64_t rows, int64_t cols, int64_t dim) {
   }
 }
 
+void relu(benchmark::State& state, int64_t rows, int64_t cols) {
+  warm_up();
+  at::Tensor x = randn({rows, cols});
+  for (auto _ : state) {
+    at::Tensor y = at::relu(x);
+    benchmark::DoNotOptimize(y);
+  }
+}
+
 void sum(benchmark::State& state, int64_t rows, int64_t cols, std::optional<int64_t> dim) {
   warm_up();
   at::Tensor x = randn({rows, cols});

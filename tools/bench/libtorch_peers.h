@@ -53,6 +53,8 @@ void matmul(benchmark::State& state, int64_t batch, int64_t n);
 // at::matmul of tensors of sizes `a` and `b` (any ranks; batch dims broadcast).
 void matmul_shapes(benchmark::State& state, std::vector<int64_t> a, std::vector<int64_t> b);
 void softmax(benchmark::State& state, int64_t rows, int64_t cols, int64_t dim);
+// at::relu of a [rows, cols] tensor, fresh result.
+void relu(benchmark::State& state, int64_t rows, int64_t cols);
 // sum over everything (dim empty) or over `dim` of a [rows, cols] tensor.
 void sum(benchmark::State& state, int64_t rows, int64_t cols, std::optional<int64_t> dim);
 
