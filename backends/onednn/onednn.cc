@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "backends/host/loops.h"
+#include "core/foreign_stack.h"
 #include "core/host_allocator.h"
 #include "core/spin_lock.h"
 #include "core/threads.h"
@@ -187,7 +188,10 @@ dnnl::memory::desc md(const KernelView& v);
 // and builds no descriptor: creating them and an argument map each time cost
 // about 1 us per primitive. A primitive's arguments always have the layout of
 // its cache key, so the memory made at its first call fits every later one.
-bool execute(const dnnl::primitive& p, std::initializer_list<Arg> args) {
+// kMayLeaveStack: the primitive may run its kernel with the stack pointer on a
+// heap workspace (matmul; Note [Kernels off the thread's stack]).
+enum class Stack { kStays, kMayLeaveStack };
+bool execute(const dnnl::primitive& p, std::initializer_list<Arg> args, Stack stack = Stack::kStays) {
   if (!p) return false;
   apply_threads();
   thread_local dnnl::stream s(engine());
@@ -208,9 +212,16 @@ bool execute(const dnnl::primitive& p, std::initializer_list<Arg> args) {
     }
     c_args[n++] = dnnl_exec_arg_t{a.kind, m.get()};
   }
-  dnnl::error::wrap_c_api(dnnl_primitive_execute(p.get(), s.get(), static_cast<int>(n), c_args.data()),
-                          "could not execute a primitive");
-  s.wait();
+  auto run = [&] {
+    dnnl::error::wrap_c_api(dnnl_primitive_execute(p.get(), s.get(), static_cast<int>(n), c_args.data()),
+                            "could not execute a primitive");
+    s.wait();
+  };
+  if (stack == Stack::kMayLeaveStack) {
+    internal::run_off_stack(run);
+  } else {
+    run();
+  }
   g_primitive_calls.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
@@ -582,7 +593,8 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
           return dnnl::matmul(
               dnnl::matmul::primitive_desc(dnnl::matmul::desc(md(va), md(vb), md(vo)), engine()));
         });
-        return execute(p, {{DNNL_ARG_SRC, &va}, {DNNL_ARG_WEIGHTS, &vb}, {DNNL_ARG_DST, &vo}});
+        return execute(p, {{DNNL_ARG_SRC, &va}, {DNNL_ARG_WEIGHTS, &vb}, {DNNL_ARG_DST, &vo}},
+                       Stack::kMayLeaveStack);
       })) {
     if (!one_product) return absl::OkStatus();
     OwnedKernelView first = o, rest(out);

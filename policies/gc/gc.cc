@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "core/foreign_stack.h"
 #include "core/reclaim.h"
 #include "core/sites.h"
 #include "core/spin_lock.h"
@@ -397,6 +398,30 @@ void* read_roots_pass(void* out) {
   return nullptr;
 }
 
+// ---- kernels off the thread's stack (Note [Kernels off the thread's stack]) -----------
+
+// A registered thread runs such a kernel inside GC_do_blocking: libgc does not
+// stop it with a signal (which could find rsp on the kernel's heap workspace)
+// and scans its stack from the stack pointer it had on entry. The kernel
+// touches no collector memory, as GC_do_blocking requires.
+void run_off_stack_blocking(void (*fn)(void*), void* ctx) {
+  if (!tls_known_registered && !GC_thread_is_registered()) {
+    fn(ctx);  // the collector neither stops nor scans this thread
+    return;
+  }
+  struct Call {
+    void (*fn)(void*);
+    void* ctx;
+  } call{fn, ctx};
+  GC_do_blocking(
+      [](void* p) -> void* {
+        Call* c = static_cast<Call*>(p);
+        c->fn(c->ctx);
+        return nullptr;
+      },
+      &call);
+}
+
 // ---- initialisation (Note [Thread registration]) ---------------------------------------
 
 void initialize() {
@@ -410,6 +435,8 @@ void initialize() {
     if (CUSTODY_GC_UNDER_TSAN) GC_disable();
     GC_set_finalize_on_demand(1);
     GC_allow_register_threads();
+    tls_known_registered = GC_thread_is_registered() != 0;  // GC_INIT registered this thread
+    custody::internal::set_off_stack_runner(&run_off_stack_blocking);
     register_alloc_observer(&on_alloc);
     register_reclaimer(&on_alloc_failure);
   });

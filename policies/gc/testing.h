@@ -57,10 +57,11 @@ struct PolicyIdiom<gc::Policy> : DefaultPolicyIdiom {
     static inline thread_local int64_t reaped = 0;
   };
   static int64_t last_reaped() { return Reap::reaped; }
-  // Note [Garbage the scan keeps]: measured at most 2 in one collection (and 1
-  // made by another thread: a server's 4 workers, one run in three, an alias
-  // reachable from no code through any number of collections, the first object
-  // of its heap block — a stale word in memory libgc scans); under
+  // Note [Garbage the scan keeps]: measured at most 2 in one collection (and,
+  // before Note [Kernels off the thread's stack] was understood, 1 made by
+  // another thread: a server's 4 workers, one run in three, kept through any
+  // number of collections — libgc scanned from a worker's gemm workspace up
+  // to its stack, hundreds of MiB of stale words); under
   // AddressSanitizer, whose frames are larger, the ops workload leaves 5 (onednn,
   // opaque) to 9 (aten) to its Reap on every run.
 #if defined(CUSTODY_GC_TESTING_UNDER_ASAN)

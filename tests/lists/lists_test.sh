@@ -29,11 +29,8 @@ lines=$(wc -l <"$tmp/compare.txt")
 for b in "${B[@]}"; do
   grep -q "^$b/" "$tmp/compare.txt" || fail "compare: no workload on backend $b"
 done
-# The one documented exception: serve's 4-worker table leaves gc out (tools/compare/plans.h,
-# kServeGcWorkers: a crash in libgc's mark, open), and says so.
 while read -r line; do
   for p in "${P[@]}"; do
-    [[ $p == gc && $line == */serve\ \(4\ workers\):* ]] && continue
     [[ " ${line#*:} " =~ \ $p(:[a-z_0-9A-Z]+)?\  ]] || fail "compare: no contender of $p in '$line'"
   done
 done <"$tmp/compare.txt"

@@ -139,9 +139,6 @@ WorkloadPlan ops_plan(const Options& o) {
   return p;
 }
 
-// The most workers serve runs gc with (see serve_plan).
-inline constexpr int kServeGcWorkers = 2;
-
 // serve on `workers` worker threads: one plan per worker count.
 template <class B, class Policies, bool kLibtorchPeer>
 WorkloadPlan serve_plan(const Options& o, int workers) {
@@ -167,14 +164,6 @@ WorkloadPlan serve_plan(const Options& o, int workers) {
               {"hidden", c.model.hidden},   {"classes", c.model.classes},
               {"intra_op_threads", c.intra_op_threads}};
   p.contenders = policy_contenders<B, Policies, serve::RunnerFor>(d);
-  if (workers > kServeGcWorkers) {
-    // Open: a collection while more than two workers allocate crashes in libgc's mark phase about
-    // one run in two (a registered thread's stale stack range; docs/design.md, Threads), so the
-    // collecting policy sits these tables out rather than take every result down with it.
-    std::erase_if(p.contenders, [](const Contender& c) { return c.policy == "gc"; });
-    p.description += absl::StrFormat("; gc left out above %d workers (a crash in libgc's mark, open)",
-                                     kServeGcWorkers);
-  }
   if constexpr (kLibtorchPeer) {
     p.contenders.push_back({"libtorch", "", [d] { return serve::make_libtorch_server(*d); }});
   }

@@ -85,8 +85,6 @@ TEST(ServeThreads, FourWorkersAnswerAsOneAndLeaveNothingUnderEveryPolicy) {
   config.requests_per_step = 16;
   config.workers = 1;
   const ServeData one = make_data(config);
-  config.workers = 2;
-  const ServeData two = make_data(config);
   config.workers = 4;
   const ServeData four = make_data(config);
   RunOptions options;
@@ -100,10 +98,7 @@ TEST(ServeThreads, FourWorkersAnswerAsOneAndLeaveNothingUnderEveryPolicy) {
     {
       typename PolicyIdiom<P>::Reap reap(custody::testing::kAllThreads);
       for (int k = 0; k < 2; ++k) {
-        // Collections while more than two workers allocate crash in libgc's mark about one run in
-        // two (open; tools/compare/plans.h leaves gc out there too): gc on 2 where it collects.
-        const bool gc_collecting = PolicyIdiom<P>::kCollects && gc::collector_enabled();
-        R server(k == 0 ? one : (gc_collecting ? two : four), options);
+        R server(k == 0 ? one : four, options);
         answers[k] = serve_with(server);
         server.finish();
       }
