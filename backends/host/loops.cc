@@ -113,6 +113,24 @@ absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const Kernel
   return st;
 }
 
+bool any_special_f32(const float* data, int64_t n, bool zeros_are_special) {
+  const auto* bits = reinterpret_cast<const uint32_t*>(data);
+  // m: the magnitude's bits. inf/NaN: m >= 0x7f800000; subnormal: 0 < m < 0x00800000.
+  uint32_t any = 0;
+  if (zeros_are_special) {
+    for (int64_t i = 0; i < n; ++i) {
+      const uint32_t m = bits[i] & 0x7fffffffu;
+      any |= static_cast<uint32_t>(m >= 0x7f800000u) | static_cast<uint32_t>(m < 0x00800000u);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const uint32_t m = bits[i] & 0x7fffffffu;
+      any |= static_cast<uint32_t>(m >= 0x7f800000u) | static_cast<uint32_t>(m - 1u < 0x007fffffu);
+    }
+  }
+  return any != 0;
+}
+
 absl::Status unary_loop(UnaryOp op, const KernelView& out, const KernelView& in) {
   visit_compute_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

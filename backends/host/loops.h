@@ -189,6 +189,9 @@ absl::Status binary_loop(BinaryOp op, const KernelView& out, const KernelView& a
 absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const KernelView& a,
                                 const Scalar& s, bool scalar_first);
 absl::Status unary_loop(UnaryOp op, const KernelView& out, const KernelView& in);
+// Whether any of the n floats at `data` is NaN, +-inf or subnormal (and, with
+// zeros_are_special, +-0): one vectorised read (Note [Special values], onednn.cc).
+bool any_special_f32(const float* data, int64_t n, bool zeros_are_special);
 absl::Status where_loop(const KernelView& out, const KernelView& cond, const KernelView& a,
                         const KernelView& b);
 absl::Status reduce_loop(ReduceOp op, const KernelView& out, const KernelView& in);

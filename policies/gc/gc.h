@@ -40,7 +40,10 @@
 //      - `set_pressure_trigger(threshold, time_budget)`: collect when native
 //        bytes allocated since the last collection pass `threshold`, spending at
 //        most `time_budget` of wall time in such collections (CUDA.jl's
-//        `maybe_collect`), with a hard bound — see Note [Pressure trigger];
+//        `maybe_collect`), with a hard bound — see Note [Pressure trigger].
+//        A program with no trigger gets a warning on stderr, once, when the
+//        tensor bytes allocated since the collector last ran pass 64 times
+//        its heap (Note [No trigger]);
 //      - collect-then-retry: when a tensor allocation fails, the collector runs,
 //        finalizers give their references back, and the allocation is retried
 //        once (CUDA.jl's `retry_reclaim`; counted in the backend's
@@ -305,6 +308,9 @@ inline void pin(const void* alias) {
   r.slots[r.next++ % kPinSlots] = alias;
 }
 void clear_pins();
+
+// Whether the warning of Note [No trigger] (gc.cc) has been printed in this process.
+bool no_trigger_warning_printed();
 
 }  // namespace internal
 
