@@ -2,6 +2,9 @@
 
 #include "policies/gc/gc.h"
 
+#include <gc/gc_disclaim.h>
+#include <gc/gc_mark.h>
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -136,7 +139,8 @@ constinit policy_internal::SerialClock g_serials(0);  // Note [Serials in blocks
 constinit thread_local policy_internal::ThreadSerials tls_serials;
 thread_local bool tls_known_registered = false;
 thread_local bool tls_in_finalizers = false;
-thread_local int64_t tls_finalized = 0;  // references given back by finalizers run on this thread
+thread_local int64_t tls_finalized = 0;
+thread_local int64_t tls_table_finalizers = 0;  // gc::make finalizers the last run_pending ran  // references given back by finalizers run on this thread
 
 // Registers the calling thread; returns true if this call registered it.
 bool register_this_thread() {
@@ -170,14 +174,91 @@ thread_local AutoRegistration tls_auto;
 
 // ---- finalizers -------------------------------------------------------------------
 
+// Note [Finalizers without the table]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Built with CUSTODY_GC_DISCLAIM=1 (--config=gc_disclaim; the finalizer table
+// stays the default until this passes every check at scale), an alias is an
+// object of its own libgc kind (GC_new_kind) with a disclaim procedure: libgc's
+// sweep calls it for each unreachable alias instead of an entry in the
+// finalization hash table registered and unregistered per alias (~600 of the
+// ~990 instructions of alias() + dispose()). The kind marks unconditionally,
+// which makes its sweep eager: GC_start_reclaim runs it at the end of every
+// collection, on the collecting thread, with libgc's allocation lock held. So
+// the procedure only takes the reference out of the alias (the registry's
+// spinlock: no holder of it ever waits for the allocation lock) and queues it;
+// the references go back at safe points (run_pending), as before (Note [Safe
+// points]). It returns nonzero for an alias it finalized, which keeps the
+// object one more cycle: a handle kept where the collector cannot see it still
+// reads "finalized" (G4), as with the table. A disposed alias is plain garbage:
+// dispose() no longer touches libgc. gc::make boxes keep the table; a dead box
+// keeps the aliases it holds through the collection that finds it (libgc marks
+// from objects awaiting a table finalizer), so collect() collects once more
+// after box finalizers ran, and gives their references back in the same call.
+#ifndef CUSTODY_GC_DISCLAIM
+#define CUSTODY_GC_DISCLAIM 0
+#endif
+constexpr bool kDisclaim = CUSTODY_GC_DISCLAIM != 0;
+
+struct Pending {
+  SpinLock mu;
+  std::vector<TensorImpl*> refs;  // taken out of finalized aliases, to give back
+  std::atomic<bool> any{false};
+};
+Pending& pending() {
+  static Pending* p = new Pending;
+  return *p;
+}
+
 void finalize_alias(void* obj, void* /*client_data*/) {
   Alias* a = static_cast<Alias*>(obj);
   TensorImpl* p = take_reference(a, AliasState::kFinalized);
-  if (p != nullptr) {
-    counters().finalized.fetch_add(1, std::memory_order_relaxed);
-    ++tls_finalized;
-    give_back(p);
+  if (p == nullptr) return;
+  counters().finalized.fetch_add(1, std::memory_order_relaxed);
+  ++tls_finalized;
+  give_back(p);
+}
+
+// The aliases' own object kind (disclaim builds): cleared on allocation, its
+// sweep calls disclaim_alias for each unreachable object, eagerly at the end of
+// a collection (mark_unconditionally: an unreachable alias still marks what it
+// points to — only its site array).
+int g_alias_kind = -1;
+
+// Inside libgc's sweep, allocation lock held. A free-list fragment has an even
+// first word (a link); a live alias has tag 1. An alias that still holds its
+// reference gives it to the queue and stays one more cycle, so a stale handle
+// (one kept where the collector cannot see it) still reads "finalized" (G4);
+// one with nothing left is reclaimed.
+int disclaim_alias(void* obj) {
+  Alias* a = static_cast<Alias*>(obj);
+  if ((a->tag & 1u) == 0) return 0;
+  TensorImpl* p = take_reference(a, AliasState::kFinalized);
+  if (p == nullptr) return 0;
+  Pending& q = pending();
+  SpinLockHolder lock(&q.mu);
+  q.refs.push_back(p);
+  q.any.store(true, std::memory_order_release);
+  return 1;
+}
+
+// Gives back the references queued by the sweep (disclaim builds).
+void give_back_pending() {
+  Pending& q = pending();
+  if (!q.any.load(std::memory_order_acquire)) return;
+  std::vector<TensorImpl*> refs;
+  {
+    SpinLockHolder lock(&q.mu);
+    refs.swap(q.refs);
+    q.any.store(false, std::memory_order_release);
   }
+  counters().finalized.fetch_add(static_cast<int64_t>(refs.size()), std::memory_order_relaxed);
+  tls_finalized += static_cast<int64_t>(refs.size());
+  for (TensorImpl* p : refs) give_back(p);
+}
+
+bool finalizers_pending() {
+  return GC_should_invoke_finalizers() != 0 ||
+         (kDisclaim && pending().any.load(std::memory_order_acquire));
 }
 
 // Runs queued finalizers on this thread (a safe point); returns the references they gave back.
@@ -186,8 +267,12 @@ int64_t run_pending() {
   const int64_t before = tls_finalized;
   tls_in_finalizers = true;
   custody::internal::in_collector = true;  // frees here are the collector's (core/stats.h)
+  if constexpr (kDisclaim) give_back_pending();
+  tls_table_finalizers = 0;
   while (GC_should_invoke_finalizers()) {
-    if (GC_invoke_finalizers() == 0) break;
+    const int n = GC_invoke_finalizers();
+    if (n == 0) break;
+    tls_table_finalizers += n;
   }
   custody::internal::in_collector = false;
   tls_in_finalizers = false;
@@ -205,7 +290,15 @@ int64_t collect_now(Cause cause) {
   c.collections.fetch_add(1, std::memory_order_relaxed);
   if (cause == Cause::kPressure) c.pressure_collections.fetch_add(1, std::memory_order_relaxed);
   if (cause == Cause::kReclaim) c.reclaim_collections.fetch_add(1, std::memory_order_relaxed);
-  return run_pending();
+  int64_t given = run_pending();
+  if (kDisclaim && tls_table_finalizers > 0) {
+    // A dead gc::make object kept the aliases it held through this collection
+    // (libgc marks from an object awaiting its table finalizer); now that its
+    // destructor ran, one more collection gives their references back in this call.
+    GC_gcollect();
+    given += run_pending();
+  }
+  return given;
 }
 
 // ---- pressure trigger (Note [Pressure trigger]) -------------------------------------
@@ -490,6 +583,10 @@ void initialize() {
     if (CUSTODY_GC_UNDER_TSAN) GC_disable();
     GC_set_finalize_on_demand(1);
     GC_allow_register_threads();
+    if constexpr (kDisclaim) {
+      g_alias_kind = static_cast<int>(GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 1));
+      GC_register_disclaim_proc(g_alias_kind, &disclaim_alias, /*mark_unconditionally=*/1);
+    }
     tls_known_registered = GC_thread_is_registered() != 0;  // GC_INIT registered this thread
     custody::internal::set_off_stack_runner(&run_off_stack_blocking);
     register_alloc_observer(&on_alloc);
@@ -559,7 +656,7 @@ Alias* new_alias(ImplRef& ref) {
   ensure_thread_registered();
   // Safe point: the op that produced `ref` has finished (Note [Safe points]).
   maybe_collect();
-  if (GC_should_invoke_finalizers()) run_pending();
+  if (finalizers_pending()) run_pending();
 
   const uintptr_t* site = nullptr;
   if (sites::tracking()) {  // Note [Alias layout]: raw frames, symbolized on report
@@ -574,7 +671,7 @@ Alias* new_alias(ImplRef& ref) {
       }
     }
   }
-  void* mem = GC_MALLOC(sizeof(Alias));
+  void* mem = kDisclaim ? GC_generic_malloc(sizeof(Alias), g_alias_kind) : GC_MALLOC(sizeof(Alias));
   if (mem == nullptr) {
     throw OutOfMemoryError(absl::StrFormat(
         "gc: the collector's heap is exhausted (%d bytes); cannot create a tensor handle",
@@ -584,7 +681,7 @@ Alias* new_alias(ImplRef& ref) {
   a->site = site;
   a->thread = policy_internal::this_thread_number();
   a->serial = g_serials.next(tls_serials);
-  GC_REGISTER_FINALIZER_NO_ORDER(a, &finalize_alias, nullptr, nullptr, nullptr);
+  if constexpr (!kDisclaim) GC_REGISTER_FINALIZER_NO_ORDER(a, &finalize_alias, nullptr, nullptr, nullptr);
   a->impl.store(ref.leak(), std::memory_order_release);
   {
     Registry& r = registry();
@@ -603,8 +700,9 @@ bool dispose(Alias* a) {
   if (p == nullptr) return false;
   counters().disposed.fetch_add(1, std::memory_order_relaxed);
   // Nothing left to finalize: the alias is plain garbage once unreachable.
-  // (The caller's handle keeps `a` reachable during this call.)
-  GC_REGISTER_FINALIZER_NO_ORDER(a, nullptr, nullptr, nullptr, nullptr);
+  // (The caller's handle keeps `a` reachable during this call.) Under disclaim
+  // the sweep's procedure will find no reference and do nothing.
+  if constexpr (!kDisclaim) GC_REGISTER_FINALIZER_NO_ORDER(a, nullptr, nullptr, nullptr, nullptr);
   give_back(p);
   return true;
 }
@@ -647,7 +745,7 @@ int64_t run_finalizers() {
   return internal::run_pending();
 }
 
-bool pending_finalizers() { return GC_should_invoke_finalizers() != 0; }
+bool pending_finalizers() { return internal::finalizers_pending(); }
 
 bool collector_enabled() { return !CUSTODY_GC_UNDER_TSAN; }
 

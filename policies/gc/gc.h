@@ -256,7 +256,8 @@ enum class AliasState : uint8_t { kLive = 0, kDisposed = 1, kFinalized = 2 };
 // Note [Alias layout]
 // ~~~~~~~~~~~~~~~~~~~
 // One alias = one collector-heap object (GC_MALLOC, 64 bytes) with a
-// no-order finalizer. `impl` is the alias's +1 reference (null once disposed or
+// no-order finalizer (or, built with --config=gc_disclaim, an object of its own
+// kind finalized by the sweep: Note [Finalizers without the table], gc.cc). `impl` is the alias's +1 reference (null once disposed or
 // finalized); it points into malloc memory, which the collector ignores.
 // `prev`/`next` link the live aliases (for live counts and the test idiom);
 // they are stored hidden (GC_HIDE_POINTER) so the registry does not make
@@ -267,6 +268,7 @@ enum class AliasState : uint8_t { kLive = 0, kDisposed = 1, kFinalized = 2 };
 // only when a LifetimeError prints it. Transitions live -> disposed/finalized happen under the
 // registry mutex, exactly once.
 struct Alias {
+  uintptr_t tag = 1;         // odd: a live object (disclaim builds tell free-list fragments by it)
   std::atomic<TensorImpl*> impl{nullptr};
   std::atomic<AliasState> state{AliasState::kLive};
   uint64_t serial = 0;       // never reused; increasing along its thread (Note [Serials in blocks])
