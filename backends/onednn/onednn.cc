@@ -507,7 +507,9 @@ absl::Status softmax_blocks(const KernelView& out, const KernelView& in, int64_t
           bi.data = static_cast<float*>(in.data) + first * slice;
           bo.data = static_cast<float*>(out.data) + first * slice;
           const KernelView vi = bi, vo = bo;
-          if (!has_special_f32(vi, /*zeros_are_special=*/false) && softmax_primitive(vo, vi, dim, log)) {
+          // The scan on this thread alone (has_special_f32 would open a nested parallel region per block).
+          if (!loops::any_special_f32(static_cast<const float*>(vi.data), vi.numel(), /*zeros_are_special=*/false) &&
+              softmax_primitive(vo, vi, dim, log)) {
             continue;
           }
           if (absl::Status st = loops::softmax_loop(vo, vi, dim, log); !st.ok()) {
