@@ -24,14 +24,20 @@ struct TensorBlock {
   static void release_part(TensorBlock* b);
 };
 
+// Up to 1024 freed blocks per thread (~250 KiB): a scope's end, or a gc
+// collection, frees its tensors' blocks at once, and the next step takes them
+// back from here instead of from malloc (1000 tensors per scope: 189 -> 135 ns
+// per empty({1}) under scope, policy_benchmark's inner_scope_every_1000).
+using BlockCache = ThreadObjectCache<TensorBlock, 1024>;
+
 TensorBlock* TensorBlock::make() {
-  return ::new (ThreadObjectCache<TensorBlock>::allocate()) TensorBlock;
+  return ::new (BlockCache::allocate()) TensorBlock;
 }
 
 void TensorBlock::release_part(TensorBlock* b) {
   if (b->live_parts.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   b->~TensorBlock();
-  ThreadObjectCache<TensorBlock>::deallocate(b);  // Note [Thread object cache]
+  BlockCache::deallocate(b);  // Note [Thread object cache]
 }
 
 }  // namespace internal

@@ -403,6 +403,43 @@ TYPED_TEST_P(ScopeContractTest, DisposingAScopedTensorFromAnotherThreadGivesItBa
   EXPECT_EQ(TestFixture::live(), live0);
 }
 
+TYPED_TEST_P(ScopeContractTest, AHandleDroppedOnAnotherThreadWhileTheOwnerDisposesFreesOnce) {
+  // The owner thread skips the atomics only when every anchor of the entry is
+  // its own (scope.cc, Note [Scope owner fast paths]). Here another thread
+  // drops its copies of 256 tensors while the owner, in the same order,
+  // disposes them, drops its own handles or ends their scope: each entry must
+  // end with one disposal and one free, whichever thread comes last (a lost
+  // update leaves a tensor live or frees an entry twice; tsan runs this in CI).
+  using T = TypeParam;
+  const int64_t live0 = TestFixture::live();
+  constexpr int kTensors = 256;
+  for (int round = 0; round < 60; ++round) {
+    std::optional<scope::DisposeScope> d;
+    d.emplace();
+    std::vector<T> mine, theirs;
+    for (int i = 0; i < kTensors; ++i) mine.push_back(T::ones({1}));
+    theirs = mine;
+    std::atomic<bool> go{false};
+    std::thread other([&theirs, &go] {
+      while (!go.load(std::memory_order_acquire)) {
+      }
+      for (T& t : theirs) t = T();  // drops the other thread's handles
+    });
+    go.store(true, std::memory_order_release);
+    for (T& t : mine) {
+      switch (round % 3) {
+        case 0: t.dispose(); break;
+        case 1: t = T(); break;  // the owner's handle goes; the scope keeps the tensor
+        case 2: break;           // the scope ends below
+      }
+    }
+    d.reset();
+    other.join();
+    ASSERT_EQ(TestFixture::live(), live0) << "round " << round;
+    for (const T& t : mine) ASSERT_TRUE(t.is_disposed()) << "round " << round;
+  }
+}
+
 TYPED_TEST_P(ScopeContractTest, CodeRunByADisposalSeesNoHalfEndedScope) {
   // A from_blob deleter runs when the scope gives the blob back; tensors it
   // creates land in the enclosing scope, and the scope's other tensors are fine.
@@ -841,6 +878,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     EndingAScopeIsIdempotent,
     AScopeEndsOnlyOnItsOwnThread,
     DisposingAScopedTensorFromAnotherThreadGivesItBackOnce,
+    AHandleDroppedOnAnotherThreadWhileTheOwnerDisposesFreesOnce,
     CodeRunByADisposalSeesNoHalfEndedScope,
     WithRcScopeRefusesContainersOfTensorsAtCompileTime,
     AllowUnscopedIsPerThread,
