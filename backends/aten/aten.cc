@@ -9,6 +9,7 @@
 
 #include "backends/aten/aten.h"
 
+#include <ATen/core/LegacyTypeDispatch.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/_log_softmax.h>
 #include <ATen/ops/_softmax.h>
@@ -48,6 +49,32 @@
 #include <ATen/ops/sum.h>
 #include <ATen/ops/tanh.h>
 #include <ATen/ops/where.h>
+#include <ATen/ops/abs_cpu_dispatch.h>
+#include <ATen/ops/add_cpu_dispatch.h>
+#include <ATen/ops/clamp_min_cpu_dispatch.h>
+#include <ATen/ops/cos_cpu_dispatch.h>
+#include <ATen/ops/div_cpu_dispatch.h>
+#include <ATen/ops/eq_cpu_dispatch.h>
+#include <ATen/ops/exp_cpu_dispatch.h>
+#include <ATen/ops/ge_cpu_dispatch.h>
+#include <ATen/ops/gelu_cpu_dispatch.h>
+#include <ATen/ops/gt_cpu_dispatch.h>
+#include <ATen/ops/le_cpu_dispatch.h>
+#include <ATen/ops/log_cpu_dispatch.h>
+#include <ATen/ops/lt_cpu_dispatch.h>
+#include <ATen/ops/maximum_cpu_dispatch.h>
+#include <ATen/ops/minimum_cpu_dispatch.h>
+#include <ATen/ops/mul_cpu_dispatch.h>
+#include <ATen/ops/ne_cpu_dispatch.h>
+#include <ATen/ops/neg_cpu_dispatch.h>
+#include <ATen/ops/pow_cpu_dispatch.h>
+#include <ATen/ops/rsqrt_cpu_dispatch.h>
+#include <ATen/ops/sigmoid_cpu_dispatch.h>
+#include <ATen/ops/silu_cpu_dispatch.h>
+#include <ATen/ops/sin_cpu_dispatch.h>
+#include <ATen/ops/sqrt_cpu_dispatch.h>
+#include <ATen/ops/sub_cpu_dispatch.h>
+#include <ATen/ops/tanh_cpu_dispatch.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
@@ -128,9 +155,14 @@ at::Tensor view_of(const KernelView& v) {
     c10::StorageImpl* storage = t.storage().unsafeGetStorageImpl();
     storage->set_data_ptr_noswap(c10::DataPtr(v.data, c10::Device(c10::kCPU)));
     storage->set_nbytes(static_cast<size_t>(extent) * element_size(v.dtype));
-    t.unsafeGetTensorImpl()->set_sizes_and_strides(at::IntArrayRef(v.sizes.data(), v.sizes.size()),
-                                                   at::IntArrayRef(v.strides.data(), v.strides.size()),
-                                                   int64_t{0});
+    const at::IntArrayRef sizes(v.sizes.data(), v.sizes.size());
+    const at::IntArrayRef strides(v.strides.data(), v.strides.size());
+    // Same shape as its last use (the usual case: a loop's ops see the same
+    // shapes every step): the view's numel and contiguity flags still hold, and
+    // re-setting them was a third of what a view cost.
+    if (!t.sizes().equals(sizes) || !t.strides().equals(strides)) {
+      t.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides, int64_t{0});
+    }
     return t;
   }
   at::Tensor t = make_view(v);
@@ -151,17 +183,44 @@ bool needs_host_loops(const V&... views) {
 
 // ---- error boundary --------------------------------------------------------
 
+// Note [Direct CPU kernels]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The elementwise kernels (binary, binary_scalar, unary) call libtorch's CPU
+// kernels directly, `at::cpu::add_out` and the like (ATen/ops/*_cpu_dispatch.h:
+// the very functions libtorch's dispatcher selects for CPU tensors), instead of
+// `at::add_out`. Every operand is a CPU view and nothing needs autograd, so the
+// dispatcher's work — computing the dispatch key set of the operands, the
+// profiler's step callbacks, the autograd and ADInplaceOrView kernels — and the
+// InferenceMode guard (its autograd state and dispatch keys written and
+// restored) were overhead: ~900 of the ~7,300 instructions of a one-element
+// add. What remains is the guard every CPU kernel expects (some assert it):
+// the autograd keys excluded from dispatch while it runs, so ops it calls
+// inside (pow's fill_ for an exponent of 0) go straight to CPU kernels too.
+// The kernels are libtorch's own (same TensorIterator, same loops), so the
+// answers are the same bits; the catalogue and the oracle tests check it.
+// Ops whose kernels call other operators inside (reductions, softmax, bmm,
+// where, index_select) keep the dispatcher and the guard.
+enum class Dispatch { kDispatcher, kDirect };
+
 // Runs `f` (which makes the libtorch calls of kernel `op`) below autograd
-// (InferenceMode: our views never need gradients) and turns any exception
-// into a Status naming the op: no c10::Error ever leaves the backend.
-template <class F>
+// (InferenceMode: our views never need gradients; not needed for kDirect
+// calls, Note [Direct CPU kernels]) and turns any exception into a Status
+// naming the op: no c10::Error ever leaves the backend.
+template <Dispatch kHow = Dispatch::kDispatcher, class F>
 absl::Status guarded(const char* op, F&& f) {
   // libtorch's intra-op threads are OpenMP threads: custody's count, applied on
   // this thread (core/threads.h, Note [One thread count]).
   if (const int n = num_threads(); omp_get_max_threads() != n) omp_set_num_threads(n);
   try {
-    c10::InferenceMode no_autograd;
-    f();
+    if constexpr (kHow == Dispatch::kDispatcher) {
+      c10::InferenceMode no_autograd;
+      f();
+    } else {
+      // libtorch's CPU kernels expect to run below autograd (some assert it),
+      // and the ops they call inside should dispatch straight to CPU kernels.
+      at::AutoDispatchBelowADInplaceOrView below_autograd;
+      f();
+    }
     g_aten_calls.fetch_add(1, std::memory_order_relaxed);
     return absl::OkStatus();
   } catch (const c10::IndexError& e) {
@@ -237,19 +296,19 @@ at::Scalar aten_scalar(ScalarType dt, const Scalar& s) {
 
 void binary_out(BinaryOp op, at::Tensor& o, const at::Tensor& a, const at::Tensor& b) {
   switch (op) {
-    case BinaryOp::kAdd: at::add_out(o, a, b); break;
-    case BinaryOp::kSub: at::sub_out(o, a, b); break;
-    case BinaryOp::kMul: at::mul_out(o, a, b); break;
-    case BinaryOp::kDiv: at::div_out(o, a, b); break;
-    case BinaryOp::kMaximum: at::maximum_out(o, a, b); break;  // propagates NaN
-    case BinaryOp::kMinimum: at::minimum_out(o, a, b); break;
-    case BinaryOp::kPow: at::pow_out(o, a, b); break;
-    case BinaryOp::kEq: at::eq_out(o, a, b); break;
-    case BinaryOp::kNe: at::ne_out(o, a, b); break;
-    case BinaryOp::kLt: at::lt_out(o, a, b); break;
-    case BinaryOp::kLe: at::le_out(o, a, b); break;
-    case BinaryOp::kGt: at::gt_out(o, a, b); break;
-    case BinaryOp::kGe: at::ge_out(o, a, b); break;
+    case BinaryOp::kAdd: at::cpu::add_out(o, a, b); break;
+    case BinaryOp::kSub: at::cpu::sub_out(o, a, b); break;
+    case BinaryOp::kMul: at::cpu::mul_out(o, a, b); break;
+    case BinaryOp::kDiv: at::cpu::div_out(o, a, b); break;
+    case BinaryOp::kMaximum: at::cpu::maximum_out(o, a, b); break;  // propagates NaN
+    case BinaryOp::kMinimum: at::cpu::minimum_out(o, a, b); break;
+    case BinaryOp::kPow: at::cpu::pow_out(o, a, b); break;
+    case BinaryOp::kEq: at::cpu::eq_out(o, a, b); break;
+    case BinaryOp::kNe: at::cpu::ne_out(o, a, b); break;
+    case BinaryOp::kLt: at::cpu::lt_out(o, a, b); break;
+    case BinaryOp::kLe: at::cpu::le_out(o, a, b); break;
+    case BinaryOp::kGt: at::cpu::gt_out(o, a, b); break;
+    case BinaryOp::kGe: at::cpu::ge_out(o, a, b); break;
   }
 }
 
@@ -336,7 +395,7 @@ absl::Status Aten::fill(const KernelView& dst, const Scalar& value) {
 absl::Status Aten::binary(BinaryOp op, const KernelView& out, const KernelView& a,
                           const KernelView& b) {
   if (needs_host_loops(a, b)) return host::binary_loop(op, out, a, b);
-  return guarded(op_name(op), [&] {
+  return guarded<Dispatch::kDirect>(op_name(op), [&] {
     at::Tensor o = view_of(out);
     // In place (out is a): one at::Tensor for both, so libtorch sees the full overlap.
     const at::Tensor ta = same_view(out, a) ? o : view_of(a);
@@ -348,12 +407,12 @@ absl::Status Aten::binary(BinaryOp op, const KernelView& out, const KernelView& 
 absl::Status Aten::binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
                                  const Scalar& s, bool scalar_first) {
   if (needs_host_loops(a)) return host::binary_scalar_loop(op, out, a, s, scalar_first);
-  return guarded(op_name(op), [&] {
+  return guarded<Dispatch::kDirect>(op_name(op), [&] {
     at::Tensor o = view_of(out);
     const at::Tensor ta = same_view(out, a) ? o : view_of(a);
     const at::Scalar v = aten_scalar(a.dtype, s);  // s in a's dtype, as core promised
     if (op == BinaryOp::kPow && !scalar_first) {
-      at::pow_out(o, ta, v);  // pow(Tensor, Scalar): libtorch's exact small-exponent paths
+      at::cpu::pow_out(o, ta, v);  // pow(Tensor, Scalar): libtorch's exact small-exponent paths
       return;
     }
     // `s` as a 0-dim tensor of a's dtype over a host value: no allocation, no promotion.
@@ -372,23 +431,23 @@ absl::Status Aten::binary_scalar(BinaryOp op, const KernelView& out, const Kerne
 
 absl::Status Aten::unary(UnaryOp op, const KernelView& out, const KernelView& in) {
   if (needs_host_loops(in)) return host::unary_loop(op, out, in);
-  return guarded(op_name(op), [&] {
+  return guarded<Dispatch::kDirect>(op_name(op), [&] {
     at::Tensor o = view_of(out);
     const at::Tensor i = same_view(out, in) ? o : view_of(in);
     switch (op) {
-      case UnaryOp::kNeg: at::neg_out(o, i); break;
-      case UnaryOp::kAbs: at::abs_out(o, i); break;
-      case UnaryOp::kExp: at::exp_out(o, i); break;
-      case UnaryOp::kLog: at::log_out(o, i); break;
-      case UnaryOp::kSqrt: at::sqrt_out(o, i); break;
-      case UnaryOp::kRsqrt: at::rsqrt_out(o, i); break;
-      case UnaryOp::kTanh: at::tanh_out(o, i); break;
-      case UnaryOp::kSigmoid: at::sigmoid_out(o, i); break;
-      case UnaryOp::kRelu: at::clamp_min_out(o, i, 0); break;  // at::relu is clamp_min(x, 0)
-      case UnaryOp::kGelu: at::gelu_out(o, i); break;          // exact (erf) form
-      case UnaryOp::kSilu: at::silu_out(o, i); break;
-      case UnaryOp::kSin: at::sin_out(o, i); break;
-      case UnaryOp::kCos: at::cos_out(o, i); break;
+      case UnaryOp::kNeg: at::cpu::neg_out(o, i); break;
+      case UnaryOp::kAbs: at::cpu::abs_out(o, i); break;
+      case UnaryOp::kExp: at::cpu::exp_out(o, i); break;
+      case UnaryOp::kLog: at::cpu::log_out(o, i); break;
+      case UnaryOp::kSqrt: at::cpu::sqrt_out(o, i); break;
+      case UnaryOp::kRsqrt: at::cpu::rsqrt_out(o, i); break;
+      case UnaryOp::kTanh: at::cpu::tanh_out(o, i); break;
+      case UnaryOp::kSigmoid: at::cpu::sigmoid_out(o, i); break;
+      case UnaryOp::kRelu: at::cpu::clamp_min_out(o, i, 0); break;  // at::relu is clamp_min(x, 0)
+      case UnaryOp::kGelu: at::cpu::gelu_out(o, i); break;          // exact (erf) form
+      case UnaryOp::kSilu: at::cpu::silu_out(o, i); break;
+      case UnaryOp::kSin: at::cpu::sin_out(o, i); break;
+      case UnaryOp::kCos: at::cpu::cos_out(o, i); break;
     }
   });
 }

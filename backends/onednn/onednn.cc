@@ -165,6 +165,24 @@ PrimitiveCache& cache() {
 
 dnnl::memory::dims to_dims(IntSpan s) { return dnnl::memory::dims(s.begin(), s.end()); }
 
+// Note [User scratchpad]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// Every primitive is made with scratchpad_mode::user: execute() hands it the
+// calling thread's own scratch buffer (DNNL_ARG_SCRATCHPAD). With the default,
+// library-managed scratchpad, oneDNN 2.6.3's brgemm matmul (`brg:avx512_core`,
+// what it picks on AVX-512 CPUs) gives wrong answers when one primitive runs on
+// several threads at once: 704 of 800 products of [16,128]x[128,512] differed
+// from the serial result with 4 threads (the serve workload on 4 workers, and
+// a standalone oneDNN program alike; none with a user scratchpad, none with
+// the AVX2 `gemm:jit` kernel). A per-thread buffer also means no allocation
+// inside oneDNN per call. The buffer grows to the largest scratchpad the
+// thread has needed and is freed with the thread.
+dnnl::primitive_attr user_scratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
 struct ArgKey {
   dnnl_primitive_t primitive;
   int kind;
@@ -196,12 +214,19 @@ bool execute(const dnnl::primitive& p, std::initializer_list<Arg> args, Stack st
   apply_threads();
   thread_local dnnl::stream s(engine());
   thread_local absl::flat_hash_map<ArgKey, dnnl::memory> memories;
+  struct Scratchpad {
+    bool queried = false;
+    size_t bytes = 0;     // 0: the primitive needs none
+    dnnl::memory memory;  // over this thread's buffer when bytes > 0
+  };
+  thread_local absl::flat_hash_map<dnnl_primitive_t, Scratchpad> scratchpads;
   thread_local uint64_t generation = 0;
   if (const uint64_t g = cache().generation(); g != generation || memories.size() > 8192) {
     memories.clear();  // primitives left the cache: their addresses may come back
+    scratchpads.clear();
     generation = g;
   }
-  std::array<dnnl_exec_arg_t, 4> c_args;
+  std::array<dnnl_exec_arg_t, 5> c_args;
   size_t n = 0;
   for (const Arg& a : args) {
     dnnl::memory& m = memories[ArgKey{p.get(), a.kind}];
@@ -211,6 +236,28 @@ bool execute(const dnnl::primitive& p, std::initializer_list<Arg> args, Stack st
       m.set_data_handle(a.view->data);
     }
     c_args[n++] = dnnl_exec_arg_t{a.kind, m.get()};
+  }
+  // This thread's scratch buffer (Note [User scratchpad]); a primitive's
+  // scratchpad memory and size are looked up once per thread.
+  thread_local std::unique_ptr<void, decltype(&std::free)> scratch{nullptr, &std::free};
+  thread_local size_t scratch_bytes = 0;
+  Scratchpad& sp = scratchpads[p.get()];
+  if (!sp.queried) {
+    const dnnl_memory_desc_t* sp_md =
+        dnnl_primitive_desc_query_md(p.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
+    sp.bytes = sp_md == nullptr ? 0 : dnnl_memory_desc_get_size(sp_md);
+    if (sp.bytes > 0) sp.memory = dnnl::memory(dnnl::memory::desc(*sp_md), engine(), DNNL_MEMORY_NONE);
+    sp.queried = true;
+  }
+  if (sp.bytes > 0) {
+    if (sp.bytes > scratch_bytes) {
+      const size_t bytes = (sp.bytes + 4095) / 4096 * 4096;
+      scratch.reset(std::aligned_alloc(64, bytes));
+      scratch_bytes = scratch == nullptr ? 0 : bytes;
+      if (scratch == nullptr) return false;  // the caller's fallback runs instead
+    }
+    sp.memory.set_data_handle(scratch.get());
+    c_args[n++] = dnnl_exec_arg_t{DNNL_ARG_SCRATCHPAD, sp.memory.get()};
   }
   auto run = [&] {
     dnnl::error::wrap_c_api(dnnl_primitive_execute(p.get(), s.get(), static_cast<int>(n), c_args.data()),
@@ -345,7 +392,7 @@ absl::Status Onednn::copy(const KernelView& dst, const KernelView& src) {
       !(dst.is_contiguous() && src.is_contiguous())) {
     if (try_dnnl([&] {
           auto p = cache().get("reorder", {&dst, &src}, 0, [&] {
-            return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), md(src), engine(), md(dst)));
+            return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), md(src), engine(), md(dst), user_scratchpad()));
           });
           return execute(p, {{DNNL_ARG_FROM, &src}, {DNNL_ARG_TO, &dst}});
         })) {
@@ -382,7 +429,8 @@ absl::Status Onednn::binary(BinaryOp op, const KernelView& out, const KernelView
   if (try_dnnl([&] {
         auto p = cache().get("binary", {&out, s0, &src1}, static_cast<int>(alg), [&] {
           return dnnl::binary(
-              dnnl::binary::primitive_desc(dnnl::binary::desc(alg, md(*s0), md(src1), md(out)), engine()));
+              dnnl::binary::primitive_desc(dnnl::binary::desc(alg, md(*s0), md(src1), md(out)),
+                                       user_scratchpad(), engine()));
         });
         return execute(p, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, &src1}, {DNNL_ARG_DST, &out}});
       })) {
@@ -432,7 +480,7 @@ absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& 
         auto p = cache().get("eltwise", {&in, &out}, static_cast<int>(op), [&] {
           return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
               dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md(in), alpha, beta),
-              engine()));
+              user_scratchpad(), engine()));
         });
         return execute(p, {{DNNL_ARG_SRC, &in}, {DNNL_ARG_DST, &out}});
       })) {
@@ -464,12 +512,14 @@ bool softmax_primitive(const KernelView& out, const KernelView& in, int64_t dim,
     if (log) {
       p = cache().get("logsoftmax", {&in, &out}, dim, [&] {
         return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
-            dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis), engine()));
+            dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
+            user_scratchpad(), engine()));
       });
     } else {
       p = cache().get("softmax", {&in, &out}, dim, [&] {
         return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
-            dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis), engine()));
+            dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
+            user_scratchpad(), engine()));
       });
     }
     return execute(p, {{DNNL_ARG_SRC, &in}, {DNNL_ARG_DST, &out}});
@@ -641,7 +691,8 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
   if (try_dnnl([&] {
         auto p = cache().get("matmul", {&va, &vb, &vo}, 0, [&] {
           return dnnl::matmul(
-              dnnl::matmul::primitive_desc(dnnl::matmul::desc(md(va), md(vb), md(vo)), engine()));
+              dnnl::matmul::primitive_desc(dnnl::matmul::desc(md(va), md(vb), md(vo)), user_scratchpad(),
+                                       engine()));
         });
         return execute(p, {{DNNL_ARG_SRC, &va}, {DNNL_ARG_WEIGHTS, &vb}, {DNNL_ARG_DST, &vo}},
                        Stack::kMayLeaveStack);

@@ -12,12 +12,14 @@
 
 #include "backends/onednn/onednn.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -192,6 +194,35 @@ TEST_F(OnednnPrimitivePathTest, MatmulPlainTransposedAndBatched) {
   const T d = random_tensor({4, 64, 48}, -1, 1, 15);
   ExpectPrimitiveMatchesLoops("batched", [&] { return c.matmul(d); });
   ExpectPrimitiveMatchesLoops("batch-broadcast", [&] { return c.matmul(random_tensor({64, 48}, -1, 1, 16)); });
+}
+
+TEST_F(OnednnPrimitivePathTest, OnePrimitiveOnFourThreadsAtOnceGivesTheSerialAnswers) {
+  // Note [User scratchpad] in onednn.cc: with oneDNN's own scratchpad, 2.6.3's
+  // AVX-512 brgemm matmul gave wrong products when threads ran one primitive at
+  // once (the serve workload's first layer, [16,128] x [128,512]); on an AVX2
+  // CPU (gemm:jit) this passes either way. Each thread runs the same shapes,
+  // so the same cached primitive, on its own inputs.
+  constexpr int kThreads = 4, kRounds = 100;
+  const T w = random_tensor({128, 512}, -1, 1, 40);
+  std::vector<T> x, want;
+  for (int t = 0; t < kThreads; ++t) {
+    x.push_back(random_tensor({16, 128}, -1, 1, 41 + t));
+    want.push_back(x.back().matmul(w));
+  }
+  const int64_t before = Onednn::primitive_calls();
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const std::vector<float> expected = want[t].to_vector<float>();
+      for (int r = 0; r < kRounds; ++r) {
+        if (x[t].matmul(w).to_vector<float>() != expected) wrong++;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_GE(Onednn::primitive_calls() - before, kThreads * kRounds) << "the primitive path ran";
+  EXPECT_EQ(wrong.load(), 0) << "products that differ from the same primitive's serial answer";
 }
 
 TEST_F(OnednnPrimitivePathTest, LargeStridedCopyUsesReorder) {
