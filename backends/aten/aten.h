@@ -4,10 +4,11 @@
 //
 // Memory: host allocations from libtorch's CPU allocator (`c10::GetCPUAllocator()`,
 // 64-byte aligned), counted exactly in `stats()`. Kernels: every kernel of the
-// op set v1 is one `at::` op (`at::add_out`, `at::amax_out`, `at::bmm_out`,
-// `at::_softmax_out`, `Tensor::copy_`, ...) run on zero-copy `at::from_blob`
-// views of the KernelViews core passes in, writing straight into the output's
-// memory: no copy on the way in or out. Random numbers are custody's own Philox
+// op set v1 is one `at::` op (`at::amax_out`, `at::bmm_out`, `at::_softmax_out`,
+// `Tensor::copy_`, ...; the elementwise ones call libtorch's CPU kernels
+// directly, `at::cpu::add_out`, Note [Direct CPU kernels] in aten.cc) run on
+// zero-copy `at::from_blob` views of the KernelViews core passes in, writing
+// straight into the output's memory: no copy on the way in or out. Random numbers are custody's own Philox
 // streams (core/philox.h), computed on the host, so a seed gives the same
 // values here as on every other backend.
 //
