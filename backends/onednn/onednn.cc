@@ -392,7 +392,8 @@ absl::Status Onednn::copy(const KernelView& dst, const KernelView& src) {
       !(dst.is_contiguous() && src.is_contiguous())) {
     if (try_dnnl([&] {
           auto p = cache().get("reorder", {&dst, &src}, 0, [&] {
-            return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), md(src), engine(), md(dst), user_scratchpad()));
+            return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), md(src), engine(), md(dst),
+                                                               user_scratchpad()));
           });
           return execute(p, {{DNNL_ARG_FROM, &src}, {DNNL_ARG_TO, &dst}});
         })) {

@@ -112,8 +112,8 @@ ImplRef take(Entry* e, DisposedBy why) {
 //    taken and the entry freed with no RMW.
 // The loads are acquire: an anchor another thread dropped (release) before
 // happens before the entry is disposed or reused. Anything else takes the RMWs.
-// It halves alias()+dispose() (56 -> ~25 ns; each locked instruction costs
-// 8-10 ns on this project's 2-core machines).
+// alias() + dispose() went from 5 locked instructions to 2 (the TensorImpl's
+// retain and release): 62.6 -> 32.8 ns on a VM where each costs 8-10 ns.
 
 // take() for an entry no other thread can reach (Note [Scope owner fast paths]).
 ImplRef take_sole(Entry* e, DisposedBy why) {
@@ -183,8 +183,8 @@ Entry* new_entry(ImplRef ref) {
         dtype_name(ref->scalar_type()), shape_str(ref->sizes())));
   }
   sites::Site site = sites::capture();
-  auto* e = ::new (EntryCache::allocate()) Entry;  // may throw: `ref` is given back
-                                                                  // by its destructor
+  // May throw: `ref` is given back by its destructor.
+  auto* e = ::new (EntryCache::allocate()) Entry;
   e->site = std::move(site);
   e->impl.store(ref.leak(), std::memory_order_release);
   if (s != nullptr) {
