@@ -203,9 +203,9 @@ bool needs_host_loops(const V&... views) {
 enum class Dispatch { kDispatcher, kDirect };
 
 // Runs `f` (which makes the libtorch calls of kernel `op`) below autograd
-// (InferenceMode: our views never need gradients; not needed for kDirect
-// calls, Note [Direct CPU kernels]) and turns any exception into a Status
-// naming the op: no c10::Error ever leaves the backend.
+// (InferenceMode: our views never need gradients; kDirect calls only exclude
+// the autograd keys, Note [Direct CPU kernels]) and turns any exception into a
+// Status naming the op: no c10::Error ever leaves the backend.
 template <Dispatch kHow = Dispatch::kDispatcher, class F>
 absl::Status guarded(const char* op, F&& f) {
   // libtorch's intra-op threads are OpenMP threads: custody's count, applied on

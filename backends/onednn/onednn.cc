@@ -558,8 +558,10 @@ absl::Status softmax_blocks(const KernelView& out, const KernelView& in, int64_t
           bi.data = static_cast<float*>(in.data) + first * slice;
           bo.data = static_cast<float*>(out.data) + first * slice;
           const KernelView vi = bi, vo = bo;
-          // The scan on this thread alone (has_special_f32 would open a nested parallel region per block).
-          if (!loops::any_special_f32(static_cast<const float*>(vi.data), vi.numel(), /*zeros_are_special=*/false) &&
+          // The scan on this thread alone (has_special_f32 would open a nested
+          // parallel region per block).
+          const auto* block = static_cast<const float*>(vi.data);
+          if (!loops::any_special_f32(block, vi.numel(), /*zeros_are_special=*/false) &&
               softmax_primitive(vo, vi, dim, log)) {
             continue;
           }

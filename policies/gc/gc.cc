@@ -139,8 +139,8 @@ constinit policy_internal::SerialClock g_serials(0);  // Note [Serials in blocks
 constinit thread_local policy_internal::ThreadSerials tls_serials;
 thread_local bool tls_known_registered = false;
 thread_local bool tls_in_finalizers = false;
-thread_local int64_t tls_finalized = 0;
-thread_local int64_t tls_table_finalizers = 0;  // gc::make finalizers the last run_pending ran  // references given back by finalizers run on this thread
+thread_local int64_t tls_finalized = 0;  // references given back by finalizers run on this thread
+thread_local int64_t tls_table_finalizers = 0;  // gc::make finalizers the last run_pending ran
 
 // Registers the calling thread; returns true if this call registered it.
 bool register_this_thread() {
