@@ -63,7 +63,7 @@ int device_slot(Device d) {
 }
 
 struct Counters {
-  std::atomic<int64_t> created{0}, disposed{0}, finalized{0}, collections{0},
+  std::atomic<int64_t> finalized{0}, collections{0},
       pressure_collections{0}, reclaim_collections{0}, budget_skips{0};
   std::array<std::atomic<int64_t>, kDeviceTypes * kIndicesPerType> bytes_since{};
 
@@ -85,6 +85,40 @@ struct Counters {
 Counters& counters() {
   static Counters* c = new Counters;
   return *c;
+}
+
+// Aliases created and disposed, counted per thread: each thread's counts are
+// written only by that thread (a load and a store, no locked instruction on
+// the alias path) and summed by stats(). An exited thread's counts go to the
+// next thread that adopts them (Note [Registries and thread exit]).
+struct ThreadCounts {
+  std::atomic<int64_t> created{0}, disposed{0};
+};
+policy_internal::RegistryList<ThreadCounts>& thread_counts() {
+  static auto* list = new policy_internal::RegistryList<ThreadCounts>;  // immortal
+  return *list;
+}
+void set_fast_counts(ThreadCounts*) {}
+using CountsOfThisThread = policy_internal::ThreadRegistry<ThreadCounts, thread_counts, set_fast_counts>;
+// What threads count after their ThreadCounts left them (thread_local destructors).
+ThreadCounts& late_counts() {
+  static auto* c = new ThreadCounts;
+  return *c;
+}
+
+void count(std::atomic<int64_t> ThreadCounts::*which, int64_t n) {
+  ThreadCounts* t = CountsOfThisThread::mine();
+  if (t == nullptr) [[unlikely]] {
+    (late_counts().*which).fetch_add(n, std::memory_order_relaxed);
+    return;
+  }
+  std::atomic<int64_t>& c = t->*which;
+  c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+int64_t sum_counts(std::atomic<int64_t> ThreadCounts::*which) {
+  int64_t total = (late_counts().*which).load(std::memory_order_relaxed);
+  for (ThreadCounts* t : thread_counts().snapshot()) total += (t->*which).load(std::memory_order_relaxed);
+  return total;
 }
 
 // ---- the registry of live aliases (Note [Alias layout]) ------------------------
@@ -120,8 +154,12 @@ sites::Site site_of(const Alias* a) {
 TensorImpl* take_reference(Alias* a, AliasState new_state) {
   Registry& r = registry();
   SpinLockHolder lock(&r.mu);
-  TensorImpl* p = a->impl.exchange(nullptr, std::memory_order_acq_rel);
-  if (p != nullptr) r.live.erase(a);
+  // Every store to a published alias's `impl` is made under `r.mu`: no exchange needed.
+  TensorImpl* p = a->impl.load(std::memory_order_relaxed);
+  if (p != nullptr) {
+    a->impl.store(nullptr, std::memory_order_release);
+    r.live.erase(a);
+  }
   // A finalized alias stays marked finalized (G4 message) whatever happened before.
   if (p != nullptr || new_state == AliasState::kFinalized) {
     a->state.store(new_state, std::memory_order_release);
@@ -688,7 +726,7 @@ Alias* new_alias(ImplRef& ref) {
     SpinLockHolder lock(&r.mu);
     r.live.push_back(a);
   }
-  counters().created.fetch_add(1, std::memory_order_relaxed);
+  count(&ThreadCounts::created, 1);
   return a;
 }
 
@@ -698,7 +736,7 @@ bool dispose(Alias* a) {
   if (tls_in_finalizers) return false;
   TensorImpl* p = take_reference(a, AliasState::kDisposed);
   if (p == nullptr) return false;
-  counters().disposed.fetch_add(1, std::memory_order_relaxed);
+  count(&ThreadCounts::disposed, 1);
   // Nothing left to finalize: the alias is plain garbage once unreachable.
   // (The caller's handle keeps `a` reachable during this call.) Under disclaim
   // the sweep's procedure will find no reference and do nothing.
@@ -836,8 +874,8 @@ Stats stats() {
     SpinLockHolder lock(&r.mu);
     s.live_references = r.live.size();
   }
-  s.aliases_created = c.created.load(std::memory_order_relaxed);
-  s.disposed = c.disposed.load(std::memory_order_relaxed);
+  s.aliases_created = internal::sum_counts(&internal::ThreadCounts::created);
+  s.disposed = internal::sum_counts(&internal::ThreadCounts::disposed);
   s.finalized = c.finalized.load(std::memory_order_relaxed);
   s.collections = c.collections.load(std::memory_order_relaxed);
   s.pressure_collections = c.pressure_collections.load(std::memory_order_relaxed);
@@ -874,15 +912,15 @@ int64_t dispose_where(Pick&& pick) {
     SpinLockHolder lock(&r.mu);
     r.live.for_each([&](internal::Alias* a) {
       if (!pick(*a)) return;
-      refs.push_back(a->impl.exchange(nullptr, std::memory_order_acq_rel));
+      refs.push_back(a->impl.load(std::memory_order_relaxed));
+      a->impl.store(nullptr, std::memory_order_release);
       a->state.store(internal::AliasState::kDisposed, std::memory_order_release);
       r.live.erase(a);
     });
   }
   // The finalizers stay registered (the aliases may be unreachable already, so
   // they must not be touched outside the mutex); they will find nothing to do.
-  internal::counters().disposed.fetch_add(static_cast<int64_t>(refs.size()),
-                                          std::memory_order_relaxed);
+  internal::count(&internal::ThreadCounts::disposed, static_cast<int64_t>(refs.size()));
   for (TensorImpl* p : refs) internal::give_back(p);
   return static_cast<int64_t>(refs.size());
 }
