@@ -46,7 +46,7 @@
 namespace custody::gc {
 namespace internal {
 
-static_assert(sizeof(Alias) <= 64, "Note [Alias layout]: an alias is one 64-byte collector object");
+static_assert(sizeof(Alias) <= 64, "Note [Alias layout]: an alias is one 64-byte collector request");
 
 namespace {
 

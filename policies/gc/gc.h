@@ -255,10 +255,12 @@ enum class AliasState : uint8_t { kLive = 0, kDisposed = 1, kFinalized = 2 };
 
 // Note [Alias layout]
 // ~~~~~~~~~~~~~~~~~~~
-// One alias = one collector-heap object (GC_MALLOC, 64 bytes) with a
+// One alias = one collector-heap object (GC_MALLOC of 64 bytes; libgc adds a
+// byte for interior pointers and rounds up, so 80, 51 per 4 KiB block) with a
 // no-order finalizer (or, built with --config=gc_disclaim, an object of its own
-// kind finalized by the sweep: Note [Finalizers without the table], gc.cc). `impl` is the alias's +1 reference (null once disposed or
-// finalized); it points into malloc memory, which the collector ignores.
+// kind finalized by the sweep: Note [Finalizers without the table], gc.cc).
+// `impl` is the alias's +1 reference (null once disposed or finalized); it
+// points into malloc memory, which the collector ignores.
 // `prev`/`next` link the live aliases (for live counts and the test idiom);
 // they are stored hidden (GC_HIDE_POINTER) so the registry does not make
 // aliases reachable. `site` is the creation site as raw program counters
