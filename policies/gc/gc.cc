@@ -99,7 +99,8 @@ policy_internal::RegistryList<ThreadCounts>& thread_counts() {
   return *list;
 }
 void set_fast_counts(ThreadCounts*) {}
-using CountsOfThisThread = policy_internal::ThreadRegistry<ThreadCounts, thread_counts, set_fast_counts>;
+using CountsOfThisThread =
+    policy_internal::ThreadRegistry<ThreadCounts, thread_counts, set_fast_counts>;
 // What threads count after their ThreadCounts left them (thread_local destructors).
 ThreadCounts& late_counts() {
   static auto* c = new ThreadCounts;
@@ -117,7 +118,9 @@ void count(std::atomic<int64_t> ThreadCounts::*which, int64_t n) {
 }
 int64_t sum_counts(std::atomic<int64_t> ThreadCounts::*which) {
   int64_t total = (late_counts().*which).load(std::memory_order_relaxed);
-  for (ThreadCounts* t : thread_counts().snapshot()) total += (t->*which).load(std::memory_order_relaxed);
+  for (ThreadCounts* t : thread_counts().snapshot()) {
+    total += (t->*which).load(std::memory_order_relaxed);
+  }
   return total;
 }
 
@@ -151,9 +154,8 @@ sites::Site site_of(const Alias* a) {
 
 // Takes the reference out of a live alias, under the registry mutex. Null if
 // the alias already gave it back.
-TensorImpl* take_reference(Alias* a, AliasState new_state) {
-  Registry& r = registry();
-  SpinLockHolder lock(&r.mu);
+TensorImpl* take_reference_locked(Registry& r, Alias* a, AliasState new_state)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(r.mu) {
   // Every store to a published alias's `impl` is made under `r.mu`: no exchange needed.
   TensorImpl* p = a->impl.load(std::memory_order_relaxed);
   if (p != nullptr) {
@@ -165,6 +167,12 @@ TensorImpl* take_reference(Alias* a, AliasState new_state) {
     a->state.store(new_state, std::memory_order_release);
   }
   return p;
+}
+
+TensorImpl* take_reference(Alias* a, AliasState new_state) {
+  Registry& r = registry();
+  SpinLockHolder lock(&r.mu);
+  return take_reference_locked(r, a, new_state);
 }
 
 void give_back(TensorImpl* p) {
@@ -236,11 +244,12 @@ thread_local AutoRegistration tls_auto;
 // at most 7/8 of it is marked (GC_reclaim_block: "not worth salvaging"), so an
 // unreachable alias whose block is more than 7/8 reachable aliases is not
 // finalized by any collection until enough of its neighbours die; the table
-// finalizes by mark bit, not by sweep (GcRootsTest.UnreachableHandlesAmongReachableOnesAreCollected:
-// the table holds 0 of 64 such aliases after a collection, this build 54). Taking aliases in per-thread
-// batches (GC_generic_malloc_many, ~40% off alias() + dispose()) keeps a
-// thread's unused batch marked and makes such blocks the rule: the garbage
-// fuzzer then fails in its first programs. A pass over the registry after
+// finalizes by mark bit, not by sweep (GcRootsTest.UnreachableHandlesAmong-
+// ReachableOnesAreCollected: after a collection the table holds 0 of 64 such
+// aliases, this build 54). Taking aliases in per-thread batches
+// (GC_generic_malloc_many, ~40% off alias() + dispose()) keeps a thread's
+// unused batch marked and makes such blocks the rule: the garbage fuzzer then
+// fails in its first programs. A pass over the registry after
 // each collect_now() for unmarked aliases that still hold their reference is
 // the next step; its first version (2026-11-27) also finalized live aliases.
 #ifndef CUSTODY_GC_DISCLAIM
@@ -923,10 +932,7 @@ int64_t dispose_where(Pick&& pick) {
     SpinLockHolder lock(&r.mu);
     r.live.for_each([&](internal::Alias* a) {
       if (!pick(*a)) return;
-      refs.push_back(a->impl.load(std::memory_order_relaxed));
-      a->impl.store(nullptr, std::memory_order_release);
-      a->state.store(internal::AliasState::kDisposed, std::memory_order_release);
-      r.live.erase(a);
+      refs.push_back(internal::take_reference_locked(r, a, internal::AliasState::kDisposed));
     });
   }
   // The finalizers stay registered (the aliases may be unreachable already, so
