@@ -2,7 +2,6 @@
 
 #include "policies/gc/gc.h"
 
-#include <gc/gc_disclaim.h>
 #include <gc/gc_mark.h>
 
 #include <dlfcn.h>
@@ -46,7 +45,7 @@
 namespace custody::gc {
 namespace internal {
 
-static_assert(sizeof(Alias) <= 64, "Note [Alias layout]: an alias is one 64-byte collector request");
+static_assert(sizeof(Alias) + 1 <= 64, "Note [Alias layout]: an alias is one 64-byte collector object");
 
 namespace {
 
@@ -186,7 +185,6 @@ constinit thread_local policy_internal::ThreadSerials tls_serials;
 thread_local bool tls_known_registered = false;
 thread_local bool tls_in_finalizers = false;
 thread_local int64_t tls_finalized = 0;  // references given back by finalizers run on this thread
-thread_local int64_t tls_table_finalizers = 0;  // gc::make finalizers the last run_pending ran
 
 // Registers the calling thread; returns true if this call registered it.
 bool register_this_thread() {
@@ -220,42 +218,45 @@ thread_local AutoRegistration tls_auto;
 
 // ---- finalizers -------------------------------------------------------------------
 
-// Note [Finalizers without the table]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// Built with CUSTODY_GC_DISCLAIM=1 (--config=gc_disclaim; the finalizer table
-// stays the default until this passes every check at scale), an alias is an
-// object of its own libgc kind (GC_new_kind) with a disclaim procedure: libgc's
-// sweep calls it for each unreachable alias instead of an entry in the
-// finalization hash table registered and unregistered per alias (~600 of the
-// ~990 instructions of alias() + dispose()). The kind marks unconditionally,
-// which makes its sweep eager: GC_start_reclaim runs it at the end of every
-// collection, on the collecting thread, with libgc's allocation lock held. So
-// the procedure only takes the reference out of the alias (the registry's
-// spinlock: no holder of it ever waits for the allocation lock) and queues it;
-// the references go back at safe points (run_pending), as before (Note [Safe
-// points]). It returns nonzero for an alias it finalized, which keeps the
-// object one more cycle: a handle kept where the collector cannot see it still
-// reads "finalized" (G4), as with the table. A disposed alias is plain garbage:
-// dispose() no longer touches libgc. gc::make boxes keep the table; a dead box
-// keeps the aliases it holds through the collection that finds it (libgc marks
-// from objects awaiting a table finalizer), so collect() collects once more
-// after box finalizers ran, and gives their references back in the same call.
-// Why it is not the default yet: libgc sweeps a block of small objects only if
-// at most 7/8 of it is marked (GC_reclaim_block: "not worth salvaging"), so an
-// unreachable alias whose block is more than 7/8 reachable aliases is not
-// finalized by any collection until enough of its neighbours die; the table
-// finalizes by mark bit, not by sweep (GcRootsTest.UnreachableHandlesAmong-
-// ReachableOnesAreCollected: after a collection the table holds 0 of 64 such
-// aliases, this build 54). Taking aliases in per-thread batches
-// (GC_generic_malloc_many, ~40% off alias() + dispose()) keeps a thread's
-// unused batch marked and makes such blocks the rule: the garbage fuzzer then
-// fails in its first programs. A pass over the registry after
-// each collect_now() for unmarked aliases that still hold their reference is
-// the next step; its first version (2026-11-27) also finalized live aliases.
-#ifndef CUSTODY_GC_DISCLAIM
-#define CUSTODY_GC_DISCLAIM 0
+// Note [Finalizers from mark bits]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// An alias is a plain GC_MALLOC object (libgc's thread-local free lists: no
+// lock) with no entry in libgc's finalizer table. The registry already links
+// every alias that still holds its reference, and libgc calls
+// on_collection_event at GC_EVENT_RECLAIM_START of every collection (its own
+// and collect()'s) on the collecting thread, with its allocation lock held and
+// the world running: the mark bits are final, nothing is swept yet, GC_finalize
+// has not run. Then an alias in the registry that is not marked is
+// unreachable. None created since the mark phase can be unmarked: an
+// allocation after it either takes the allocation lock, held here, or comes
+// from a thread-local free list, whose objects the mark phase marks.
+// finalize_unmarked() takes the reference out of each such alias, queues it
+// for the next safe point (Note [Safe points]), and sets the mark bits of the
+// alias and of its site array, so the sweep keeps both one more cycle: a
+// stale handle (kept where the collector cannot see it) still reads
+// "finalized" (G4). That is what the table did (GC_finalize also decides by
+// mark bit and keeps a finalized object one cycle), without its per-alias
+// cost: registering and unregistering an entry was ~610 of the ~990
+// instructions of alias() + dispose(). The pass costs one GC_is_marked per
+// registered alias per collection, as GC_finalize's walk of its table did.
+// Aliases held by a dead gc::make object are finalized in the same pass as the
+// object, as no-order table entries were (Note [Where handles may live], gc.h).
+// Nothing here allocates from the collector or waits for a lock whose holder
+// may wait for the allocation lock: the registry and queue spinlocks are held
+// only around list and vector operations. If the queue cannot grow
+// (bad_alloc), the alias stays registered and marked: the next collection
+// tries again.
+// Tried before, in round 3: an alias kind of its own whose disclaim procedure
+// libgc's sweep runs. The sweep skips a block more than 7/8 marked
+// (GC_reclaim_block: "not worth salvaging"), so an unreachable alias among
+// reachable ones stayed unfinalized until its neighbours died (GcRootsTest.
+// UnreachableHandlesAmongReachableOnesAreCollected: 54 of 64 left after a
+// collection). Built with CUSTODY_GC_TABLE=1 (--config=gc_table), aliases use
+// the finalizer table as before round 3, for comparison.
+#ifndef CUSTODY_GC_TABLE
+#define CUSTODY_GC_TABLE 0
 #endif
-constexpr bool kDisclaim = CUSTODY_GC_DISCLAIM != 0;
+constexpr bool kTable = CUSTODY_GC_TABLE != 0;
 
 struct Pending {
   SpinLock mu;
@@ -267,6 +268,7 @@ Pending& pending() {
   return *p;
 }
 
+// The table's finalizer (CUSTODY_GC_TABLE builds).
 void finalize_alias(void* obj, void* /*client_data*/) {
   Alias* a = static_cast<Alias*>(obj);
   TensorImpl* p = take_reference(a, AliasState::kFinalized);
@@ -276,30 +278,39 @@ void finalize_alias(void* obj, void* /*client_data*/) {
   give_back(p);
 }
 
-// The aliases' own object kind (disclaim builds): cleared on allocation, its
-// sweep calls disclaim_alias for each unreachable object, eagerly at the end of
-// a collection (mark_unconditionally: an unreachable alias still marks what it
-// points to — only its site array).
-int g_alias_kind = -1;
-
-// Inside libgc's sweep, allocation lock held. A free-list fragment has an even
-// first word (a link); a live alias has tag 1. An alias that still holds its
-// reference gives it to the queue and stays one more cycle, so a stale handle
-// (one kept where the collector cannot see it) still reads "finalized" (G4);
-// one with nothing left is reclaimed.
-int disclaim_alias(void* obj) {
-  Alias* a = static_cast<Alias*>(obj);
-  if ((a->tag & 1u) == 0) return 0;
-  TensorImpl* p = take_reference(a, AliasState::kFinalized);
-  if (p == nullptr) return 0;
-  Pending& q = pending();
-  SpinLockHolder lock(&q.mu);
-  q.refs.push_back(p);
-  q.any.store(true, std::memory_order_release);
-  return 1;
+// Keeps an unreachable alias and its site through this collection's sweep.
+void keep_one_more_cycle(const Alias* a) {
+  GC_set_mark_bit(a);
+  if (a->site != nullptr) GC_set_mark_bit(a->site);
 }
 
-// Gives back the references queued by the sweep (disclaim builds).
+// At GC_EVENT_RECLAIM_START: allocation lock held (Note [Finalizers from mark bits]).
+void finalize_unmarked() {
+  Registry& r = registry();
+  Pending& q = pending();
+  SpinLockHolder lock(&r.mu);
+  SpinLockHolder queue(&q.mu);
+  r.live.for_each([&](Alias* a) {
+    if (GC_is_marked(a)) return;
+    keep_one_more_cycle(a);
+    try {
+      q.refs.push_back(nullptr);
+    } catch (const std::bad_alloc&) {
+      return;  // still registered, and marked: the next collection tries again
+    }
+    q.refs.back() = take_reference_locked(r, a, AliasState::kFinalized);
+    q.any.store(true, std::memory_order_release);
+  });
+}
+
+GC_on_collection_event_proc g_previous_event_proc = nullptr;  // set once, before any collection
+
+void GC_CALLBACK on_collection_event(GC_EventType e) {
+  if (e == GC_EVENT_RECLAIM_START) finalize_unmarked();
+  if (g_previous_event_proc != nullptr) g_previous_event_proc(e);
+}
+
+// Gives back the references the last collections queued.
 void give_back_pending() {
   Pending& q = pending();
   if (!q.any.load(std::memory_order_acquire)) return;
@@ -315,8 +326,7 @@ void give_back_pending() {
 }
 
 bool finalizers_pending() {
-  return GC_should_invoke_finalizers() != 0 ||
-         (kDisclaim && pending().any.load(std::memory_order_acquire));
+  return GC_should_invoke_finalizers() != 0 || pending().any.load(std::memory_order_acquire);
 }
 
 // Runs queued finalizers on this thread (a safe point); returns the references they gave back.
@@ -325,12 +335,9 @@ int64_t run_pending() {
   const int64_t before = tls_finalized;
   tls_in_finalizers = true;
   custody::internal::in_collector = true;  // frees here are the collector's (core/stats.h)
-  if constexpr (kDisclaim) give_back_pending();
-  tls_table_finalizers = 0;
+  give_back_pending();
   while (GC_should_invoke_finalizers()) {
-    const int n = GC_invoke_finalizers();
-    if (n == 0) break;
-    tls_table_finalizers += n;
+    if (GC_invoke_finalizers() == 0) break;
   }
   custody::internal::in_collector = false;
   tls_in_finalizers = false;
@@ -348,15 +355,7 @@ int64_t collect_now(Cause cause) {
   c.collections.fetch_add(1, std::memory_order_relaxed);
   if (cause == Cause::kPressure) c.pressure_collections.fetch_add(1, std::memory_order_relaxed);
   if (cause == Cause::kReclaim) c.reclaim_collections.fetch_add(1, std::memory_order_relaxed);
-  int64_t given = run_pending();
-  if (kDisclaim && tls_table_finalizers > 0) {
-    // A dead gc::make object kept the aliases it held through this collection
-    // (libgc marks from an object awaiting its table finalizer); now that its
-    // destructor ran, one more collection gives their references back in this call.
-    GC_gcollect();
-    given += run_pending();
-  }
-  return given;
+  return run_pending();
 }
 
 // ---- pressure trigger (Note [Pressure trigger]) -------------------------------------
@@ -641,9 +640,9 @@ void initialize() {
     if (CUSTODY_GC_UNDER_TSAN) GC_disable();
     GC_set_finalize_on_demand(1);
     GC_allow_register_threads();
-    if constexpr (kDisclaim) {
-      g_alias_kind = static_cast<int>(GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 1));
-      GC_register_disclaim_proc(g_alias_kind, &disclaim_alias, /*mark_unconditionally=*/1);
+    if constexpr (!kTable) {
+      g_previous_event_proc = GC_get_on_collection_event();
+      GC_set_on_collection_event(&on_collection_event);
     }
     tls_known_registered = GC_thread_is_registered() != 0;  // GC_INIT registered this thread
     custody::internal::set_off_stack_runner(&run_off_stack_blocking);
@@ -729,7 +728,7 @@ Alias* new_alias(ImplRef& ref) {
       }
     }
   }
-  void* mem = kDisclaim ? GC_generic_malloc(sizeof(Alias), g_alias_kind) : GC_MALLOC(sizeof(Alias));
+  void* mem = GC_MALLOC(sizeof(Alias));
   if (mem == nullptr) {
     throw OutOfMemoryError(absl::StrFormat(
         "gc: the collector's heap is exhausted (%d bytes); cannot create a tensor handle",
@@ -739,7 +738,7 @@ Alias* new_alias(ImplRef& ref) {
   a->site = site;
   a->thread = policy_internal::this_thread_number();
   a->serial = g_serials.next(tls_serials);
-  if constexpr (!kDisclaim) GC_REGISTER_FINALIZER_NO_ORDER(a, &finalize_alias, nullptr, nullptr, nullptr);
+  if constexpr (kTable) GC_REGISTER_FINALIZER_NO_ORDER(a, &finalize_alias, nullptr, nullptr, nullptr);
   a->impl.store(ref.leak(), std::memory_order_release);
   {
     Registry& r = registry();
@@ -758,9 +757,8 @@ bool dispose(Alias* a) {
   if (p == nullptr) return false;
   count(&ThreadCounts::disposed, 1);
   // Nothing left to finalize: the alias is plain garbage once unreachable.
-  // (The caller's handle keeps `a` reachable during this call.) Under disclaim
-  // the sweep's procedure will find no reference and do nothing.
-  if constexpr (!kDisclaim) GC_REGISTER_FINALIZER_NO_ORDER(a, nullptr, nullptr, nullptr, nullptr);
+  // (The caller's handle keeps `a` reachable during this call.)
+  if constexpr (kTable) GC_REGISTER_FINALIZER_NO_ORDER(a, nullptr, nullptr, nullptr, nullptr);
   give_back(p);
   return true;
 }

@@ -255,10 +255,11 @@ enum class AliasState : uint8_t { kLive = 0, kDisposed = 1, kFinalized = 2 };
 
 // Note [Alias layout]
 // ~~~~~~~~~~~~~~~~~~~
-// One alias = one collector-heap object (GC_MALLOC of 64 bytes; libgc adds a
-// byte for interior pointers and rounds up, so 80, 51 per 4 KiB block) with a
-// no-order finalizer (or, built with --config=gc_disclaim, an object of its own
-// kind finalized by the sweep: Note [Finalizers without the table], gc.cc).
+// One alias = one collector-heap object (GC_MALLOC of 56 bytes; libgc adds a
+// byte for interior pointers and rounds up to whole 16-byte granules, so 64,
+// 64 per 4 KiB block), with no finalizer of its own: a pass over the registry
+// at every collection finalizes the unmarked ones (Note [Finalizers from mark
+// bits], gc.cc; built with --config=gc_table, a no-order finalizer per alias).
 // `impl` is the alias's +1 reference (null once disposed or finalized); it
 // points into malloc memory, which the collector ignores.
 // `prev`/`next` link the live aliases (for live counts and the test idiom);
@@ -270,7 +271,6 @@ enum class AliasState : uint8_t { kLive = 0, kDisposed = 1, kFinalized = 2 };
 // only when a LifetimeError prints it. Transitions live -> disposed/finalized happen under the
 // registry mutex, exactly once.
 struct Alias {
-  uintptr_t tag = 1;         // odd: a live object (disclaim builds tell free-list fragments by it)
   std::atomic<TensorImpl*> impl{nullptr};
   std::atomic<AliasState> state{AliasState::kLive};
   uint64_t serial = 0;       // never reused; increasing along its thread (Note [Serials in blocks])

@@ -168,9 +168,9 @@ __attribute__((noinline)) void keep_most(vector<T>& kept, std::vector<uint64_t>&
 }
 
 // Unreachable aliases among reachable ones (made in a row, so in the same collector blocks) are
-// collected too. libgc does not sweep a block more than 7/8 marked (GC_reclaim_block): the finalizer
-// table finalizes by mark bit and holds none of the 64; a disclaim procedure runs from the sweep, and
-// --config=gc_disclaim holds 54 (Note [Finalizers without the table], gc.cc).
+// collected too. libgc does not sweep a block more than 7/8 marked (GC_reclaim_block): aliases are
+// finalized by mark bit, not from the sweep (a disclaim procedure, tried in round 3, left 54 of the 64:
+// Note [Finalizers from mark bits], gc.cc).
 TEST_F(GcRootsTest, UnreachableHandlesAmongReachableOnesAreCollected) {
   vector<T> kept;
   std::vector<uint64_t> dropped;
