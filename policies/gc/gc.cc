@@ -385,7 +385,14 @@ Trigger& trigger() {
 // Without a pressure trigger, collections come from libgc's own schedule,
 // which follows its heap: the aliases, a few dozen bytes each, not the tensor
 // memory they hold. Measured on the aten MLP: 67x the live-set bound and 2.8x
-// libtorch's time. So when no trigger is set and the tensor bytes allocated
+// libtorch's time (with the finalizer table). Without it (Note [Finalizers from
+// mark bits]) an alias costs libgc 64 bytes instead of ~130 (its object and a
+// table entry, and libgc counted a finalized object as allocated again), so
+// its own collections come 3-6x less often: on onednn (compare, 2026-11-27)
+// gc:no_collection's peak went from 31-40 to 99 MiB on mlp and from 100-128
+// to 768 MiB on ops (GC_FREE_SPACE_DIVISOR=8 in the environment: 82 and 520
+// MiB). That is this mode's known failure, not a way to run: set a trigger or
+// collect. So when no trigger is set and the tensor bytes allocated
 // since the collector last ran (any collection: libgc's count moves) pass
 // kNoTriggerRatio times its heap, a warning says so, once per process. The
 // heap size takes the collector's lock: it is read only when those bytes have
