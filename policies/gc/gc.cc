@@ -220,8 +220,8 @@ thread_local AutoRegistration tls_auto;
 
 // Note [Finalizers from mark bits]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// An alias is a plain GC_MALLOC object (libgc's thread-local free lists: no
-// lock) with no entry in libgc's finalizer table. The registry already links
+// An alias is a plain collector object (from a per-thread batch, Note [Alias
+// batches]) with no entry in libgc's finalizer table. The registry already links
 // every alias that still holds its reference, and libgc calls
 // on_collection_event at GC_EVENT_RECLAIM_START of every collection (its own
 // and collect()'s) on the collecting thread, with its allocation lock held and
@@ -229,7 +229,8 @@ thread_local AutoRegistration tls_auto;
 // has not run. Then an alias in the registry that is not marked is
 // unreachable. None created since the mark phase can be unmarked: an
 // allocation after it either takes the allocation lock, held here, or comes
-// from a thread-local free list, whose objects the mark phase marks.
+// from a thread's alias batch or libgc's thread-local free lists, whose
+// objects the mark phase marked.
 // finalize_unmarked() takes the reference out of each such alias, queues it
 // for the next safe point (Note [Safe points]), and sets the mark bits of the
 // alias and of its site array, so the sweep keeps both one more cycle: a
@@ -689,7 +690,7 @@ const void** acquire_pin_slots() {
   }
   // Uncollectable: scanned by the collector, never freed by it (threads come and
   // go; their slot arrays are pooled, not freed, so no GC call is needed at exit).
-  void* mem = GC_MALLOC_UNCOLLECTABLE(kPinSlots * sizeof(void*));
+  void* mem = GC_MALLOC_UNCOLLECTABLE(kRootWords * sizeof(void*));
   if (mem == nullptr) throw OutOfMemoryError("gc: could not allocate the operand pin slots");
   return static_cast<const void**>(mem);
 }
@@ -701,12 +702,42 @@ void clear_pins() {
 }
 
 PinRing::~PinRing() {
+  exited = true;
   if (slots == nullptr) return;
-  for (unsigned i = 0; i < kPinSlots; ++i) slots[i] = nullptr;
+  // The rest of the alias batch becomes garbage (Note [Alias batches]).
+  for (unsigned i = 0; i < kRootWords; ++i) slots[i] = nullptr;
   PinPool& pool = pin_pool();
   absl::MutexLock lock(&pool.mu);
   pool.free.push_back(slots);
+  slots = nullptr;  // a later pin() takes slots of its own, never these pooled ones
 }
+
+// Note [Alias batches]
+// ~~~~~~~~~~~~~~~~~~~~
+// GC_MALLOC's thread-local free list sits behind a call into libgc and its
+// TLS lookup (~60 instructions per alias). A thread takes alias objects in
+// batches instead (GC_malloc_many: a block's worth, 64 objects of 64 bytes,
+// linked through their first word) and pops them inline. The batch's head is
+// a root word next to the pin slots, so a collection marks the unused objects
+// through it and reclaims none of them; an object popped after a collection's
+// mark phase was marked with its batch, so the pass of Note [Finalizers from
+// mark bits] never takes a new alias for an unreachable one. When the thread
+// exits, the root words are cleared and the unused rest is garbage.
+namespace {
+void* allocate_alias() {
+  PinRing& r = tls_pins;
+  if (r.exited) [[unlikely]] return GC_MALLOC(sizeof(Alias));  // a thread_local destructor
+  if (r.slots == nullptr) r.slots = acquire_pin_slots();
+  const void*& head = r.slots[kAliasBatchWord];
+  if (head == nullptr) [[unlikely]] {
+    head = GC_malloc_many(sizeof(Alias));
+    if (head == nullptr) return nullptr;
+  }
+  void* mem = const_cast<void*>(head);
+  head = GC_NEXT(mem);
+  return mem;
+}
+}  // namespace
 
 
 void ensure_thread_registered() {
@@ -735,7 +766,7 @@ Alias* new_alias(ImplRef& ref) {
       }
     }
   }
-  void* mem = GC_MALLOC(sizeof(Alias));
+  void* mem = allocate_alias();
   if (mem == nullptr) {
     throw OutOfMemoryError(absl::StrFormat(
         "gc: the collector's heap is exhausted (%d bytes); cannot create a tensor handle",

@@ -255,7 +255,7 @@ enum class AliasState : uint8_t { kLive = 0, kDisposed = 1, kFinalized = 2 };
 
 // Note [Alias layout]
 // ~~~~~~~~~~~~~~~~~~~
-// One alias = one collector-heap object (GC_MALLOC of 56 bytes; libgc adds a
+// One alias = one collector-heap object (56 bytes, from GC_malloc_many; libgc adds a
 // byte for interior pointers and rounds up to whole 16-byte granules, so 64,
 // 64 per 4 KiB block), with no finalizer of its own: a pass over the registry
 // at every collection finalizes the unmarked ones (Note [Finalizers from mark
@@ -297,11 +297,16 @@ inline void keep_alive(const void* p) { GC_reachable_here(p); }
 
 // The per-thread ring of recently resolved aliases (Note [Keep-alive]). Its
 // slots live in memory the collector scans (uncollectable, pooled across
-// threads); a thread's slots are cleared and pooled again when it exits.
+// threads); a thread's slots are cleared and pooled again when it exits. One
+// more root word holds the head of the thread's batch of unused alias objects
+// (Note [Alias batches], gc.cc).
 inline constexpr unsigned kPinSlots = 8;
+inline constexpr unsigned kAliasBatchWord = kPinSlots;
+inline constexpr unsigned kRootWords = kPinSlots + 1;
 struct PinRing {
-  const void** slots = nullptr;
+  const void** slots = nullptr;  // kRootWords words
   unsigned next = 0;
+  bool exited = false;  // the destructor ran (a later thread_local destructor may still make handles)
   ~PinRing();
 };
 inline thread_local PinRing tls_pins;
