@@ -291,6 +291,7 @@ void finalize_unmarked() {
   Pending& q = pending();
   SpinLockHolder lock(&r.mu);
   SpinLockHolder queue(&q.mu);
+  const size_t queued = q.refs.size();
   r.live.for_each([&](Alias* a) {
     if (GC_is_marked(a)) return;
     keep_one_more_cycle(a);
@@ -300,8 +301,8 @@ void finalize_unmarked() {
       return;  // still registered, and marked: the next collection tries again
     }
     q.refs.back() = take_reference_locked(r, a, AliasState::kFinalized);
-    q.any.store(true, std::memory_order_release);
   });
+  if (q.refs.size() > queued) q.any.store(true, std::memory_order_release);
 }
 
 GC_on_collection_event_proc g_previous_event_proc = nullptr;  // set once, before any collection
@@ -971,8 +972,8 @@ int64_t dispose_where(Pick&& pick) {
       refs.push_back(internal::take_reference_locked(r, a, internal::AliasState::kDisposed));
     });
   }
-  // The finalizers stay registered (the aliases may be unreachable already, so
-  // they must not be touched outside the mutex); they will find nothing to do.
+  // The aliases may be unreachable already: nothing touches them outside the
+  // mutex (table builds leave their finalizers registered; they find nothing to do).
   internal::count(&internal::ThreadCounts::disposed, static_cast<int64_t>(refs.size()));
   for (TensorImpl* p : refs) internal::give_back(p);
   return static_cast<int64_t>(refs.size());
