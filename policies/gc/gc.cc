@@ -64,21 +64,14 @@ int device_slot(Device d) {
 struct Counters {
   std::atomic<int64_t> finalized{0}, collections{0},
       pressure_collections{0}, reclaim_collections{0}, budget_skips{0};
+  // Bytes the threads added so far (Note [Bytes since the last collection]).
   std::array<std::atomic<int64_t>, kDeviceTypes * kIndicesPerType> bytes_since{};
+  // Bumped by every reset: bytes a thread holds from an earlier epoch are dropped.
+  std::atomic<uint64_t> bytes_epoch{0};
 
   void reset_bytes_since() {
+    bytes_epoch.fetch_add(1, std::memory_order_acq_rel);
     for (auto& b : bytes_since) b.store(0, std::memory_order_relaxed);
-  }
-  // The most any one device has allocated since the last collection.
-  int64_t max_bytes_since() const {
-    int64_t m = 0;
-    for (const auto& b : bytes_since) m = std::max(m, b.load(std::memory_order_relaxed));
-    return m;
-  }
-  int64_t total_bytes_since() const {
-    int64_t t = 0;
-    for (const auto& b : bytes_since) t += b.load(std::memory_order_relaxed);
-    return t;
   }
 };
 Counters& counters() {
@@ -92,6 +85,12 @@ Counters& counters() {
 // next thread that adopts them (Note [Registries and thread exit]).
 struct ThreadCounts {
   std::atomic<int64_t> created{0}, disposed{0};
+  // Bytes allocated on this thread and not yet added to Counters::bytes_since:
+  // on device slot `bytes_slot`, in epoch `bytes_epoch` (Note [Bytes since the
+  // last collection]).
+  std::atomic<int64_t> bytes_pending{0};
+  std::atomic<uint64_t> bytes_epoch{0};
+  std::atomic<int> bytes_slot{0};
 };
 policy_internal::RegistryList<ThreadCounts>& thread_counts() {
   static auto* list = new policy_internal::RegistryList<ThreadCounts>;  // immortal
@@ -120,6 +119,49 @@ int64_t sum_counts(std::atomic<int64_t> ThreadCounts::*which) {
   for (ThreadCounts* t : thread_counts().snapshot()) {
     total += (t->*which).load(std::memory_order_relaxed);
   }
+  return total;
+}
+
+// Note [Bytes since the last collection]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Every tensor allocation adds its bytes to its device's count, which the
+// pressure trigger compares with its threshold and every collection resets.
+// One shared atomic per device was a locked add per allocation, and the count
+// of Note [No trigger] another. A thread instead keeps what it allocated in
+// its ThreadCounts (a load and a store) and adds it to the shared count when
+// it reaches kFlushBytes, when the thread allocates on another device, or when
+// the shared count plus its own reaches the trigger's threshold: on one thread
+// the trigger becomes due at the same allocation as with a shared count; each
+// other thread may hold back up to kFlushBytes. A reset bumps `bytes_epoch`; a
+// thread that finds it changed drops what it held (allocated before the
+// collection). Readers (bytes_since_collection(), stats(), the trigger's slow
+// path) add every thread's bytes of the current epoch to the shared counts:
+// exact when no other thread allocates meanwhile.
+constexpr int64_t kFlushBytes = int64_t{256} << 10;
+
+using DeviceBytes = std::array<int64_t, kDeviceTypes * kIndicesPerType>;
+
+// The bytes allocated since the last collection, per device slot.
+DeviceBytes bytes_since_all() {
+  Counters& c = counters();
+  DeviceBytes out;
+  for (size_t i = 0; i < out.size(); ++i) out[i] = c.bytes_since[i].load(std::memory_order_relaxed);
+  const uint64_t epoch = c.bytes_epoch.load(std::memory_order_acquire);
+  for (ThreadCounts* t : thread_counts().snapshot()) {
+    if (t->bytes_epoch.load(std::memory_order_relaxed) != epoch) continue;
+    out[static_cast<size_t>(t->bytes_slot.load(std::memory_order_relaxed))] +=
+        t->bytes_pending.load(std::memory_order_relaxed);
+  }
+  return out;
+}
+// The most any one device has allocated since the last collection.
+int64_t max_bytes_since() {
+  const DeviceBytes b = bytes_since_all();
+  return *std::max_element(b.begin(), b.end());
+}
+int64_t total_bytes_since() {
+  int64_t total = 0;
+  for (int64_t b : bytes_since_all()) total += b;
   return total;
 }
 
@@ -398,7 +440,8 @@ Trigger& trigger() {
 // since the collector last ran (any collection: libgc's count moves) pass
 // kNoTriggerRatio times its heap, a warning says so, once per process. The
 // heap size takes the collector's lock: it is read only when those bytes have
-// doubled since the last look.
+// doubled since the last look. The bytes come as threads add theirs to the
+// shared counts (Note [Bytes since the last collection]), kFlushBytes at a time.
 constexpr int64_t kNoTriggerRatio = 64;
 constexpr int64_t kNoTriggerFirstLook = int64_t{1} << 20;
 
@@ -438,17 +481,50 @@ void note_untriggered(size_t bytes) {
                static_cast<long long>(heap >> 10));
 }
 
-void on_alloc(Device device, size_t bytes) {
-  Counters& c = counters();
-  const int64_t since = c.bytes_since[device_slot(device)].fetch_add(
-                            static_cast<int64_t>(bytes), std::memory_order_relaxed) +
-                        static_cast<int64_t>(bytes);
+// Adds `bytes` to the shared count of `slot` (Note [Bytes since the last collection]).
+void add_shared_bytes(int slot, int64_t bytes, bool triggered) {
+  const int64_t since =
+      counters().bytes_since[slot].fetch_add(bytes, std::memory_order_relaxed) + bytes;
   Trigger& t = trigger();
-  if (!t.enabled.load(std::memory_order_relaxed)) {
-    note_untriggered(bytes);
+  if (!triggered) {
+    note_untriggered(static_cast<size_t>(bytes));
   } else if (since >= t.threshold.load(std::memory_order_relaxed)) {
     t.due.store(true, std::memory_order_relaxed);
   }
+}
+
+void on_alloc(Device device, size_t size) {
+  const int slot = device_slot(device);
+  const int64_t bytes = static_cast<int64_t>(size);
+  Counters& c = counters();
+  Trigger& tr = trigger();
+  const bool triggered = tr.enabled.load(std::memory_order_relaxed);
+  ThreadCounts* t = CountsOfThisThread::mine();
+  if (t == nullptr) [[unlikely]] {  // a thread_local destructor
+    add_shared_bytes(slot, bytes, triggered);
+    return;
+  }
+  // Only this thread writes its counts: loads and stores, no RMW.
+  const uint64_t epoch = c.bytes_epoch.load(std::memory_order_relaxed);
+  int64_t pending = t->bytes_pending.load(std::memory_order_relaxed);
+  if (t->bytes_epoch.load(std::memory_order_relaxed) != epoch) [[unlikely]] {
+    t->bytes_epoch.store(epoch, std::memory_order_relaxed);
+    pending = 0;  // allocated before the last collection
+  } else if (const int held = t->bytes_slot.load(std::memory_order_relaxed); held != slot) {
+    t->bytes_pending.store(0, std::memory_order_relaxed);
+    if (pending != 0) add_shared_bytes(held, pending, triggered);
+    pending = 0;
+  }
+  t->bytes_slot.store(slot, std::memory_order_relaxed);
+  pending += bytes;
+  if (pending < kFlushBytes &&
+      !(triggered && c.bytes_since[slot].load(std::memory_order_relaxed) + pending >=
+                         tr.threshold.load(std::memory_order_relaxed))) {
+    t->bytes_pending.store(pending, std::memory_order_relaxed);
+    return;
+  }
+  t->bytes_pending.store(0, std::memory_order_relaxed);
+  add_shared_bytes(slot, pending, triggered);
 }
 
 }  // namespace
@@ -464,7 +540,7 @@ void maybe_collect() {
   {
     absl::MutexLock lock(&t.mu);
     const int64_t threshold = t.threshold.load(std::memory_order_relaxed);
-    const int64_t since = counters().max_bytes_since();
+    const int64_t since = max_bytes_since();
     if (!t.enabled.load(std::memory_order_relaxed) || since < threshold) {
       t.due.store(false, std::memory_order_relaxed);
       t.collecting.store(false, std::memory_order_release);
@@ -869,7 +945,7 @@ void set_pressure_trigger(int64_t threshold_bytes, double time_budget) {
   t.budget.store(time_budget, std::memory_order_relaxed);
   t.last_end = internal::Clock::now();
   t.smoothed_gc_s = 0;
-  t.due.store(internal::counters().max_bytes_since() >= threshold_bytes,
+  t.due.store(internal::max_bytes_since() >= threshold_bytes,
               std::memory_order_relaxed);
   t.enabled.store(true, std::memory_order_release);
 }
@@ -919,8 +995,7 @@ std::string Stats::to_string() const {
 }
 
 int64_t bytes_since_collection(Device device) {
-  return internal::counters().bytes_since[internal::device_slot(device)].load(
-      std::memory_order_relaxed);
+  return internal::bytes_since_all()[static_cast<size_t>(internal::device_slot(device))];
 }
 
 Stats stats() {
@@ -938,7 +1013,7 @@ Stats stats() {
   s.pressure_collections = c.pressure_collections.load(std::memory_order_relaxed);
   s.reclaim_collections = c.reclaim_collections.load(std::memory_order_relaxed);
   s.budget_skips = c.budget_skips.load(std::memory_order_relaxed);
-  s.bytes_since_collection = c.total_bytes_since();
+  s.bytes_since_collection = internal::total_bytes_since();
   s.gc_heap_bytes = static_cast<int64_t>(GC_get_heap_size());
   internal::RootsPass roots;
   GC_call_with_alloc_lock(&internal::read_roots_pass, &roots);

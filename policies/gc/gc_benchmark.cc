@@ -11,15 +11,22 @@
 //   gc_collect/live=10000,garbage=0/gc:<b>   the same with 10000 live handles in a gc::vector
 //   gc_collect/garbage=0/gc:<b>:scan_all_libraries   libgc's default roots, for comparison
 //
+//   gc_count_alloc/gc:<b>[:trigger]         what counting one allocation for the pressure
+//                                            trigger costs (core's notify_alloc, as every
+//                                            tensor allocation calls it), without a trigger
+//                                            and with one that never fires
+//
 // Every contender reports, per iteration, `collections` and `finalized`
 // (references given back by finalizers) from gc::stats(). There is no libtorch
 // peer: libtorch frees by reference counting.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "core/reclaim.h"
 #include "policies/gc/benchmark_counters.h"
 #include "policies/gc/testing.h"
 #include "testing/host_backends.h"
@@ -68,6 +75,22 @@ void collect(benchmark::State& state, int64_t garbage, int64_t live, bool scan_a
   for (T& t : kept) custody::release(t);
 }
 
+// Counting one 64-byte allocation (Note [Bytes since the last collection], gc.cc).
+template <AnyTensor T>
+void count_alloc(benchmark::State& state, bool with_trigger) {
+  using B = typename T::backend_type;
+  [[maybe_unused]] Env<gc::Policy> env;
+  std::optional<gc::ScopedPressureTrigger> trigger;
+  if (with_trigger) trigger.emplace(int64_t{1} << 50, /*time_budget=*/1.0);
+  gc::collect();
+  const Device device = B::device();
+  for (auto _ : state) {
+    for (int i = 0; i < 64; ++i) ::custody::internal::notify_alloc(device, 64);
+  }
+  state.SetItemsProcessed(state.iterations() * 64);
+  gc::collect();
+}
+
 [[maybe_unused]] const bool registered = [] {
   for_each_type(HostBackends{}, []<class B>() {
     using T = BasicTensor<gc::Policy, B>;
@@ -77,6 +100,8 @@ void collect(benchmark::State& state, int64_t garbage, int64_t live, bool scan_a
     }
     add_peer(absl::StrCat("gc_collect/live=", kLive, ",garbage=0"), contender<T>(), &collect<T>,
              int64_t{0}, kLive, false);
+    add_peer("gc_count_alloc", contender<T>(), &count_alloc<T>, false);
+    add_peer("gc_count_alloc", contender<T>("trigger"), &count_alloc<T>, true);
     // libgc's default, every loaded library's static data scanned (Note [Static roots]).
     add_peer("gc_collect/garbage=0", absl::StrCat(contender<T>(), ":scan_all_libraries"),
              &collect<T>, int64_t{0}, int64_t{0}, true);
