@@ -3,6 +3,7 @@
 #include "core/host_allocator.h"
 
 #include <bit>
+#include <cstdint>
 #include <cstdlib>
 
 #include "absl/strings/str_format.h"
@@ -12,6 +13,9 @@
 // after free of a tensor's memory is still reported.
 
 namespace custody {
+
+// The classes kept per thread: up to kThreadCacheMaxBytes (Note [Per-thread blocks]).
+constexpr int kThreadClasses = 25;
 
 size_t CachingHostAllocator::class_size(size_t bytes) {
   if (bytes <= kAlignment) return kAlignment;
@@ -42,6 +46,7 @@ size_t CachingHostAllocator::class_bytes(int index) {
 size_t CachingHostAllocator::block_bytes(size_t cls) { return (cls + kAlignment - 1) & ~(kAlignment - 1); }
 
 bool CachingHostAllocator::classes_consistent() {
+  if (class_index(class_size(kThreadCacheMaxBytes)) != kThreadClasses - 1) return false;
   for (int i = 0; i < kClasses; ++i) {
     const size_t c = class_bytes(i);
     if (class_index(c) != i || class_size(c) != c) return false;
@@ -50,31 +55,130 @@ bool CachingHostAllocator::classes_consistent() {
   return true;
 }
 
-absl::StatusOr<void*> CachingHostAllocator::allocate(size_t bytes) {
-  if (bytes > (size_t{1} << 62)) {
-    return absl::ResourceExhaustedError(absl::StrFormat("%d bytes is not allocatable", bytes));
+// Note [Per-thread blocks] (host_allocator.h): a thread's blocks, for up to
+// kAllocators allocators. constinit and trivially destructible, so reading it
+// costs no TLS initialisation check; the exit hook (a thread_local with a
+// destructor) is armed when a thread first keeps a block.
+struct ThreadBlocks {
+  static constexpr int kAllocators = 2;
+  static constexpr int kClasses = kThreadClasses;  // checked by classes_consistent()
+  static constexpr int kPerClass = CachingHostAllocator::kThreadBlocksPerClass;
+  struct Slot {
+    CachingHostAllocator* owner;
+    uint8_t count[kClasses];
+    void* blocks[kClasses][kPerClass];
+  };
+  Slot slots[kAllocators];
+  bool exited;  // the exit hook ran: this thread keeps nothing any more
+
+  // This thread's slot of `a`, or null.
+  Slot* find(const CachingHostAllocator* a) {
+    for (Slot& s : slots) {
+      if (s.owner == a) return &s;
+    }
+    return nullptr;
   }
-  const size_t cls = class_size(bytes);
-  const int idx = class_index(cls);
+  // This thread's slot of `a`, claimed if need be; null if none is free.
+  Slot* claim(CachingHostAllocator* a);
+  // Gives every block of `s` back to its allocator's shared lists.
+  static void give_back(Slot& s);
+  // give_back(), and the slot is free for another allocator.
+  static void release(Slot& s) {
+    give_back(s);
+    s.owner = nullptr;
+  }
+};
+
+static constinit thread_local ThreadBlocks tls_blocks{};
+
+struct ThreadBlocksExit {
+  ~ThreadBlocksExit() {
+    ThreadBlocks& t = tls_blocks;
+    t.exited = true;  // frees from later thread_local destructors go to the shared lists
+    for (ThreadBlocks::Slot& s : t.slots) {
+      if (s.owner != nullptr) ThreadBlocks::give_back(s);
+    }
+  }
+};
+
+ThreadBlocks::Slot* ThreadBlocks::claim(CachingHostAllocator* a) {
+  if (Slot* s = find(a); s != nullptr) return s;
+  if (exited) return nullptr;
+  for (Slot& s : slots) {
+    if (s.owner == nullptr) {
+      static_assert(kClasses * kPerClass * sizeof(void*) <= 2048);
+      static thread_local ThreadBlocksExit hook;  // armed on first use
+      (void)&hook;
+      s.owner = a;
+      return &s;
+    }
+  }
+  return nullptr;  // more allocators than slots: this one uses its shared lists
+}
+
+void ThreadBlocks::give_back(Slot& s) {
+  for (int idx = 0; idx < kClasses; ++idx) {
+    const size_t block = CachingHostAllocator::block_bytes(CachingHostAllocator::class_bytes(idx));
+    for (int i = 0; i < s.count[idx]; ++i) {
+      CUSTODY_UNPOISON(s.blocks[idx][i], block);
+      s.owner->put_shared(s.blocks[idx][i], idx, block);
+    }
+    s.count[idx] = 0;
+  }
+}
+
+void* CachingHostAllocator::take_shared(int idx, size_t block) {
   void* p = nullptr;
   {
     SpinLockHolder lock(&mu_);
     if (auto& list = free_[idx]; !list.empty()) {
       p = list.back();
       list.pop_back();
-      cached_bytes_ -= static_cast<int64_t>(block_bytes(cls));
+      cached_bytes_ -= static_cast<int64_t>(block);
     }
   }
-  if (p != nullptr) CUSTODY_UNPOISON(p, block_bytes(cls));
+  if (p != nullptr) CUSTODY_UNPOISON(p, block);
+  return p;
+}
+
+void CachingHostAllocator::put_shared(void* p, int idx, size_t block) {
+  {
+    SpinLockHolder lock(&mu_);
+    if (cached_bytes_ + static_cast<int64_t>(block) <= cache_limit_) {
+      CUSTODY_POISON(p, block);
+      free_[idx].push_back(p);
+      cached_bytes_ += static_cast<int64_t>(block);
+      return;
+    }
+  }
+  std::free(p);
+  stats_->add_reserved(-static_cast<int64_t>(block));
+}
+
+absl::StatusOr<void*> CachingHostAllocator::allocate(size_t bytes) {
+  if (bytes > (size_t{1} << 62)) {
+    return absl::ResourceExhaustedError(absl::StrFormat("%d bytes is not allocatable", bytes));
+  }
+  const size_t cls = class_size(bytes);
+  const int idx = class_index(cls);
+  const size_t block = block_bytes(cls);
+  void* p = nullptr;
+  if (thread_cache_ && idx < ThreadBlocks::kClasses) {
+    if (ThreadBlocks::Slot* s = tls_blocks.find(this); s != nullptr && s->count[idx] > 0) {
+      p = s->blocks[idx][--s->count[idx]];
+      CUSTODY_UNPOISON(p, block);
+    }
+  }
+  if (p == nullptr) p = take_shared(idx, block);
   if (p == nullptr) {
-    p = std::aligned_alloc(kAlignment, block_bytes(cls));
-    if (p == nullptr && reclaim() > 0) p = std::aligned_alloc(kAlignment, block_bytes(cls));
+    p = std::aligned_alloc(kAlignment, block);
+    if (p == nullptr && reclaim() > 0) p = std::aligned_alloc(kAlignment, block);
     if (p == nullptr) {
       return absl::ResourceExhaustedError(
           absl::StrFormat("out of host memory allocating %d bytes (%d in use, %d reserved)", bytes,
                           stats_->snapshot().bytes_in_use, stats_->snapshot().reserved_bytes));
     }
-    stats_->add_reserved(static_cast<int64_t>(block_bytes(cls)));
+    stats_->add_reserved(static_cast<int64_t>(block));
   }
   stats_->on_alloc(static_cast<int64_t>(bytes), p);
   return p;
@@ -83,21 +187,25 @@ absl::StatusOr<void*> CachingHostAllocator::allocate(size_t bytes) {
 void CachingHostAllocator::deallocate(void* p, size_t bytes) {
   if (p == nullptr) return;
   const size_t cls = class_size(bytes);
+  const int idx = class_index(cls);
+  const size_t block = block_bytes(cls);
   stats_->on_free(static_cast<int64_t>(bytes), p);
-  {
-    SpinLockHolder lock(&mu_);
-    if (cached_bytes_ + static_cast<int64_t>(block_bytes(cls)) <= cache_limit_) {
-      CUSTODY_POISON(p, block_bytes(cls));
-      free_[class_index(cls)].push_back(p);
-      cached_bytes_ += static_cast<int64_t>(block_bytes(cls));
+  if (thread_cache_ && idx < ThreadBlocks::kClasses &&
+      thread_cache_on_.load(std::memory_order_relaxed)) {
+    if (ThreadBlocks::Slot* s = tls_blocks.claim(this);
+        s != nullptr && s->count[idx] < ThreadBlocks::kPerClass) {
+      CUSTODY_POISON(p, block);
+      s->blocks[idx][s->count[idx]++] = p;
       return;
     }
   }
-  std::free(p);
-  stats_->add_reserved(-static_cast<int64_t>(block_bytes(cls)));
+  put_shared(p, idx, block);
 }
 
+CachingHostAllocator::~CachingHostAllocator() { reclaim(); }
+
 int64_t CachingHostAllocator::reclaim() {
+  if (ThreadBlocks::Slot* s = tls_blocks.find(this); s != nullptr) ThreadBlocks::release(*s);
   std::array<std::vector<void*>, kClasses> taken;
   {
     SpinLockHolder lock(&mu_);
@@ -127,6 +235,11 @@ int64_t CachingHostAllocator::cache_limit() const {
 }
 
 void CachingHostAllocator::set_cache_limit(int64_t bytes) {
+  const bool on = bytes >= kThreadCacheMinLimit;
+  thread_cache_on_.store(on, std::memory_order_relaxed);
+  if (!on) {
+    if (ThreadBlocks::Slot* s = tls_blocks.find(this); s != nullptr) ThreadBlocks::release(*s);
+  }
   {
     SpinLockHolder lock(&mu_);
     cache_limit_ = bytes;

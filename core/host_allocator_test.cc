@@ -97,9 +97,11 @@ TEST(CachingHostAllocatorTest, ImpossibleSizeIsResourceExhausted) {
   EXPECT_EQ(stats.snapshot().num_allocs, 0);
 }
 
-TEST(CachingHostAllocatorTest, ThreadsBalance) {
+class CachingHostAllocatorThreadsTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(CachingHostAllocatorThreadsTest, ThreadsBalance) {
   MemoryStats stats;
-  CachingHostAllocator alloc(&stats);
+  CachingHostAllocator alloc(&stats, {.thread_cache = GetParam()});
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
@@ -121,6 +123,81 @@ TEST(CachingHostAllocatorTest, ThreadsBalance) {
   EXPECT_EQ(s.num_allocs, s.num_frees);
   EXPECT_EQ(s.reserved_bytes, alloc.cached_bytes());
   alloc.reclaim();
+  EXPECT_EQ(stats.snapshot().reserved_bytes, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(PerThreadBlocks, CachingHostAllocatorThreadsTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "PerThreadBlocks" : "SharedListsOnly";
+                         });
+
+// Note [Per-thread blocks]: a freed small block stays with its thread.
+TEST(CachingHostAllocatorTest, PerThreadBlocksAreReusedByTheirThread) {
+  MemoryStats stats;
+  CachingHostAllocator alloc(&stats, {.thread_cache = true});
+  void* p = *alloc.allocate(100);  // a 128-byte block
+  alloc.deallocate(p, 100);
+  EXPECT_EQ(alloc.cached_bytes(), 0) << "held by this thread, not in the shared lists";
+  EXPECT_EQ(stats.snapshot().reserved_bytes, 128);
+  // Another thread does not see it: it gets a fresh block.
+  void* other = nullptr;
+  std::thread([&] {
+    other = *alloc.allocate(100);
+    alloc.deallocate(other, 100);
+  }).join();
+  EXPECT_NE(other, p);
+  EXPECT_EQ(alloc.cached_bytes(), 128) << "the exited thread's block went to the shared lists";
+  EXPECT_EQ(*alloc.allocate(100), p) << "this thread's own block first";
+  alloc.deallocate(p, 100);
+  EXPECT_EQ(alloc.reclaim(), 256) << "the shared block and this thread's";
+  EXPECT_EQ(stats.snapshot().reserved_bytes, 0);
+  EXPECT_EQ(stats.snapshot().bytes_in_use, 0);
+}
+
+TEST(CachingHostAllocatorTest, PerThreadBlocksAreBoundedPerClassAndBySize) {
+  MemoryStats stats;
+  CachingHostAllocator alloc(&stats, {.thread_cache = true});
+  constexpr int kN = CachingHostAllocator::kThreadBlocksPerClass + 3;
+  std::vector<void*> small, large;
+  for (int i = 0; i < kN; ++i) small.push_back(*alloc.allocate(64));
+  large.push_back(*alloc.allocate(CachingHostAllocator::kThreadCacheMaxBytes + 1));
+  for (void* p : small) alloc.deallocate(p, 64);
+  alloc.deallocate(large[0], CachingHostAllocator::kThreadCacheMaxBytes + 1);
+  const int64_t large_block =
+      static_cast<int64_t>(CachingHostAllocator::class_size(CachingHostAllocator::kThreadCacheMaxBytes + 1));
+  EXPECT_EQ(alloc.cached_bytes(), 3 * 64 + large_block)
+      << "past kThreadBlocksPerClass, and above kThreadCacheMaxBytes, blocks go to the shared lists";
+  EXPECT_EQ(alloc.reclaim(), kN * 64 + large_block);
+}
+
+TEST(CachingHostAllocatorTest, LowCacheLimitTurnsPerThreadBlocksOff) {
+  MemoryStats stats;
+  CachingHostAllocator alloc(&stats, {.thread_cache = true});
+  void* a = *alloc.allocate(64);
+  alloc.deallocate(a, 64);
+  EXPECT_EQ(stats.snapshot().reserved_bytes, 64);
+  alloc.set_cache_limit(0);  // this thread's block goes back too, and is freed
+  EXPECT_EQ(stats.snapshot().reserved_bytes, 0);
+  void* b = *alloc.allocate(64);
+  alloc.deallocate(b, 64);
+  EXPECT_EQ(stats.snapshot().reserved_bytes, 0) << "no caching at all under a zero limit";
+  alloc.set_cache_limit(CachingHostAllocator::kDefaultCacheLimit);
+  void* c = *alloc.allocate(64);
+  alloc.deallocate(c, 64);
+  EXPECT_EQ(stats.snapshot().reserved_bytes, 64);
+  EXPECT_EQ(alloc.cached_bytes(), 0) << "per-thread again";
+}
+
+TEST(CachingHostAllocatorTest, DestructionReturnsTheCache) {
+  MemoryStats stats;
+  {
+    CachingHostAllocator alloc(&stats, {.thread_cache = true});
+    void* a = *alloc.allocate(64);
+    void* b = *alloc.allocate(8192);
+    alloc.deallocate(a, 64);
+    alloc.deallocate(b, 8192);
+    EXPECT_EQ(stats.snapshot().reserved_bytes, 64 + 8192);
+  }
   EXPECT_EQ(stats.snapshot().reserved_bytes, 0);
 }
 

@@ -365,7 +365,7 @@ MemoryStats& Onednn::stats() {
 // Note [Host memory]: the caching allocator of core/host_allocator.h; in-use
 // bytes are exact, reserved bytes include the cache, reclaim() empties it.
 static CachingHostAllocator& host_allocator() {
-  static auto* a = new CachingHostAllocator(&Onednn::stats());
+  static auto* a = new CachingHostAllocator(&Onednn::stats(), {.thread_cache = true});
   return *a;
 }
 

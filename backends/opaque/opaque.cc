@@ -57,7 +57,7 @@ Counters& counters() {
 }
 
 CachingHostAllocator& host_allocator() {
-  static auto* a = new CachingHostAllocator(&Opaque::stats());
+  static auto* a = new CachingHostAllocator(&Opaque::stats(), {.thread_cache = true});
   return *a;
 }
 
