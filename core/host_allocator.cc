@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
+#include <new>
 
 #include "absl/strings/str_format.h"
 #include "core/asan.h"
@@ -145,10 +146,15 @@ void CachingHostAllocator::put_shared(void* p, int idx, size_t block) {
   {
     SpinLockHolder lock(&mu_);
     if (cached_bytes_ + static_cast<int64_t>(block) <= cache_limit_) {
-      CUSTODY_POISON(p, block);
-      free_[idx].push_back(p);
-      cached_bytes_ += static_cast<int64_t>(block);
-      return;
+      try {
+        free_[idx].push_back(p);
+        CUSTODY_POISON(p, block);
+        cached_bytes_ += static_cast<int64_t>(block);
+        return;
+      } catch (const std::bad_alloc&) {
+        // The list cannot grow: the block goes back to the system (a thread's
+        // exit gives its blocks back here, where nothing may throw).
+      }
     }
   }
   std::free(p);
