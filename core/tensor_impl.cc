@@ -22,6 +22,8 @@ struct TensorBlock {
 
   static TensorBlock* make();
   static void release_part(TensorBlock* b);
+  // Destroys `b` (both parts already destroyed) and caches its memory.
+  static void free(TensorBlock* b);
 };
 
 // Up to 1024 freed blocks per thread (~250 KiB): a scope's end, or a gc
@@ -41,6 +43,10 @@ void TensorBlock::release_part(TensorBlock* b) {
       b->live_parts.fetch_sub(1, std::memory_order_acq_rel) != 1) {
     return;
   }
+  free(b);
+}
+
+void TensorBlock::free(TensorBlock* b) {
   b->~TensorBlock();
   BlockCache::deallocate(b);  // Note [Thread object cache]
 }
@@ -155,8 +161,7 @@ void TensorImpl::Destroy(TensorImpl* t) {
     Storage* storage = t->storage_.leak();
     t->~TensorImpl();
     storage->~Storage();
-    b->~TensorBlock();
-    internal::BlockCache::deallocate(b);
+    internal::TensorBlock::free(b);
     return;
   }
   t->~TensorImpl();  // drops the Storage reference: may destroy the other part first
