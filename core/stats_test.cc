@@ -7,6 +7,7 @@
 
 #include "core/stats.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -22,7 +23,7 @@ TEST(MemoryStatsTest, OneThreadKeepsBytesAndPeakExact) {
   MemoryStats stats;
   int64_t total = 0, peak = 0;
   std::vector<int64_t> sizes;
-  // Up past several flushes in small steps, down past as many, up again.
+  // Up by more than a MiB in small steps, most of the way down, up again.
   for (int i = 0; i < 3000; ++i) {
     const int64_t b = 64 + (i * 37) % 1000;
     stats.on_alloc(b);
@@ -43,7 +44,7 @@ TEST(MemoryStatsTest, OneThreadKeepsBytesAndPeakExact) {
   }
   EXPECT_EQ(stats.snapshot().bytes_in_use, total);
   EXPECT_EQ(stats.snapshot().peak_bytes_in_use, peak);
-  // A second climb to a new peak, counted from bytes both flushed and not.
+  // A second climb to a new peak, one large allocation and one small.
   stats.reset_peak();
   EXPECT_EQ(stats.snapshot().peak_bytes_in_use, total);
   stats.on_alloc(3 * kQuarterMiB + 5);
@@ -70,8 +71,23 @@ TEST(MemoryStatsTest, BytesFreedOnAnotherThreadBalance) {
   });
   consumer.join();
   const StatsSnapshot s = stats.snapshot();
-  EXPECT_EQ(s.bytes_in_use, 0) << "an exited thread's unflushed bytes still count";
+  EXPECT_EQ(s.bytes_in_use, 0) << "what an exited thread allocated or freed still counts";
   EXPECT_EQ(s.num_frees, kN);
+}
+
+TEST(MemoryStatsTest, ThePeakCountsWhatOtherThreadsHold) {
+  MemoryStats stats;
+  std::thread other([&] {
+    for (int i = 0; i < 100; ++i) stats.on_alloc(1000);  // small ones: no size threshold hides them
+  });
+  other.join();
+  stats.reset_peak();
+  for (int i = 0; i < 50; ++i) stats.on_alloc(512);
+  for (int i = 0; i < 50; ++i) stats.on_free(512);
+  const StatsSnapshot s = stats.snapshot();
+  EXPECT_EQ(s.bytes_in_use, 100 * 1000);
+  EXPECT_EQ(s.peak_bytes_in_use, 100 * 1000 + 50 * 512) << "the other thread's bytes were in use too";
+  for (int i = 0; i < 100; ++i) stats.on_free(1000);
 }
 
 TEST(MemoryStatsTest, ConcurrentThreadsBalanceAndThePeakIsReal) {
