@@ -14,6 +14,9 @@
 // with `custody::release` (policy-generic: reset, dispose or free); the idioms
 // that give tensors back in bulk instead, per policy:
 //   scope:<b>:inner_scope_every_1000   no release; a fresh inner dispose scope every 1000 iterations
+//   gc:<b>:release_trigger_8MiB        release right away, with the pressure trigger (8 MiB) set:
+//                                      libgc's own collections come less often under a trigger
+//                                      (Note [The collector's own schedule under a trigger], gc.cc)
 //   gc:<b>:collect_every_1000          no release; gc::collect() every 1000 iterations
 //   gc:<b>:trigger_8MiB                no release; the pressure trigger (8 MiB) collects
 // and the peers `libtorch` (at::Tensor copy, at::empty({1}), a + b; the
@@ -55,6 +58,7 @@ void handle_copy(benchmark::State& state) {
 // How a benchmark gives back the tensor each iteration creates.
 enum class Drop {
   kRelease,         // custody::release right away
+  kReleaseTrigger,  // gc: custody::release right away, with the 8 MiB pressure trigger set
   kInnerScope,      // scope: every kBulkEvery iterations, a fresh inner dispose scope
   kCollect,         // gc: gc::collect() every kBulkEvery iterations
   kPressureTrigger  // gc: the 8 MiB pressure trigger
@@ -64,7 +68,11 @@ enum class Drop {
 template <AnyTensor T, class Make>
 void create_and_drop(benchmark::State& state, Drop drop, Make make) {
   using P = typename T::policy_type;
-  if (drop == Drop::kRelease) {
+  if (drop == Drop::kRelease || drop == Drop::kReleaseTrigger) {
+    // kReleaseTrigger: the configuration gc programs run in (Note [No trigger]),
+    // which changes libgc's own schedule (Note [The collector's own schedule under a trigger]).
+    std::optional<gc::ScopedPressureTrigger> trigger;
+    if (drop == Drop::kReleaseTrigger) trigger.emplace(8 << 20);
     for (auto _ : state) {
       T c = make();
       custody::release(c);
@@ -135,6 +143,8 @@ void add_with_variants(const std::string& case_name, Body body, bool gc_variants
         [body](benchmark::State& s) { body(s, Drop::kInnerScope); });
   }
   if constexpr (std::is_same_v<P, gc::Policy>) {
+    add(case_name, contender<T>("release_trigger_8MiB"),
+        [body](benchmark::State& s) { body(s, Drop::kReleaseTrigger); });
     if (gc_variants) {
       add(case_name, contender<T>("collect_every_1000"),
           [body](benchmark::State& s) { body(s, Drop::kCollect); });

@@ -402,6 +402,10 @@ bool reclaim();
 // accumulated; >= 1 means no limit). At kHardFactor x the threshold the
 // collection runs whatever the budget says, so native memory held by garbage
 // stays below about kHardFactor x threshold plus one op's allocations.
+// While a trigger is set, libgc's own collections (by its heap of handles)
+// come at most every 1 MiB of handles when the collections find the program
+// disposing what it creates, and on libgc's own schedule when they find it
+// dropping handles: Note [The collector's own schedule under a trigger], gc.cc.
 struct PressureTrigger {
   static constexpr int kHardFactor = 4;
   int64_t threshold_bytes = 0;
@@ -566,6 +570,9 @@ namespace testing {
 // named `path` as dl_iterate_phdr names it ("" is the main program), under the
 // current setting (Note [Static roots]).
 bool scans_static_data_of(const char* path);
+// Whether this build's aliases use libgc's finalizer table (--config=gc_table,
+// Note [Finalizers from mark bits]) instead of the pass over mark bits.
+bool uses_finalizer_table();
 // The test idiom (PolicyIdiom<gc::Policy>): disposes every alias created on
 // this thread since `since_serial` that still holds a reference. Returns how
 // many references it gave back.
