@@ -42,8 +42,8 @@ void shared_across_threads() {
   const int64_t before = Onednn::stats().snapshot().live_tensors;
   std::atomic<int> failures{0};
   {
-    typename PolicyIdiom<P>::Region p_region;
-    typename PolicyIdiom<Q>::Region q_region;
+    [[maybe_unused]] typename PolicyIdiom<P>::Region p_region;
+    [[maybe_unused]] typename PolicyIdiom<Q>::Region q_region;
     TP a = TP::arange(0, 64, 1, custody::ScalarType::Float);
     TQ s = custody::share_as<Q>(a);
     std::vector<std::thread> readers;
