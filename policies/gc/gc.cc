@@ -45,7 +45,9 @@
 namespace custody::gc {
 namespace internal {
 
-static_assert(sizeof(Alias) + 1 <= 64, "Note [Alias layout]: an alias is one 64-byte collector object");
+// Note [Alias layout]: an alias is one 64-byte collector object (libgc adds a byte).
+constexpr size_t kAliasBytes = 64;
+static_assert(sizeof(Alias) + 1 <= kAliasBytes, "Note [Alias layout]: one 64-byte collector object");
 
 namespace {
 
@@ -567,7 +569,6 @@ namespace {
 // floor libgc grows its heap rather than collect (~2 MiB in gc_schedule_test)
 // and keeps it, so its collections stay further apart afterwards too.
 constexpr size_t kOwnScheduleFloor = size_t{1} << 20;
-constexpr size_t kAliasBytes = 64;  // Note [Alias layout]
 size_t g_default_min_bytes_allocd = 1;  // libgc's, read by initialize()
 
 // At GC_EVENT_RECLAIM_START (allocation lock held): `finalized` aliases just found unreachable.
