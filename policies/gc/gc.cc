@@ -15,6 +15,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -27,7 +28,6 @@
 #include "core/sites.h"
 #include "core/spin_lock.h"
 #include "core/stats.h"
-#include "policies/internal/intrusive_list.h"
 #include "policies/internal/per_thread.h"
 
 // Note [ThreadSanitizer] in gc.h.
@@ -81,11 +81,15 @@ Counters& counters() {
   return *c;
 }
 
-// Aliases created and disposed, counted per thread: each thread's counts are
-// written only by that thread (a load and a store, no locked instruction on
-// the alias path) and summed by stats(). An exited thread's counts go to the
-// next thread that adopts them (Note [Registries and thread exit]).
-struct ThreadCounts {
+// Per thread: the aliases it created (Note [Alias lists]) and its counts of
+// aliases created and disposed, each written only by that thread (a load and
+// a store, no locked instruction on the alias path) and summed by stats(). An
+// exited thread's state goes to the next thread that adopts it (Note
+// [Registries and thread exit]); states are immortal.
+struct ThreadState {
+  ThreadState();
+  // The head of this thread's alias list, hidden (Note [Alias lists]).
+  std::atomic<GC_hidden_pointer> aliases{GC_HIDE_POINTER(nullptr)};
   std::atomic<int64_t> created{0}, disposed{0};
   // Bytes allocated on this thread and not yet added to Counters::bytes_since:
   // on device slot `bytes_slot`, in epoch `bytes_epoch` (Note [Bytes since the
@@ -93,32 +97,44 @@ struct ThreadCounts {
   std::atomic<int64_t> bytes_pending{0};
   std::atomic<uint64_t> bytes_epoch{0};
   std::atomic<int> bytes_slot{0};
+  ThreadState* next_state = nullptr;  // every state ever made (all_states())
 };
-policy_internal::RegistryList<ThreadCounts>& thread_counts() {
-  static auto* list = new policy_internal::RegistryList<ThreadCounts>;  // immortal
+// Every ThreadState ever made, most recent first: walked without a lock (the
+// pass of Note [Finalizers from mark bits] runs under libgc's allocation lock).
+constinit std::atomic<ThreadState*> g_all_states{nullptr};
+ThreadState::ThreadState() {
+  ThreadState* head = g_all_states.load(std::memory_order_relaxed);
+  do {
+    next_state = head;
+  } while (!g_all_states.compare_exchange_weak(head, this, std::memory_order_release,
+                                               std::memory_order_relaxed));
+}
+policy_internal::RegistryList<ThreadState>& thread_states() {
+  static auto* list = new policy_internal::RegistryList<ThreadState>;  // immortal
   return *list;
 }
-void set_fast_counts(ThreadCounts*) {}
-using CountsOfThisThread =
-    policy_internal::ThreadRegistry<ThreadCounts, thread_counts, set_fast_counts>;
-// What threads count after their ThreadCounts left them (thread_local destructors).
-ThreadCounts& late_counts() {
-  static auto* c = new ThreadCounts;
+void set_fast_state(ThreadState*) {}
+using StateOfThisThread =
+    policy_internal::ThreadRegistry<ThreadState, thread_states, set_fast_state>;
+// What threads count after their ThreadState left them (thread_local
+// destructors); its alias list is pushed to by any thread (Note [Alias lists]).
+ThreadState& late_state() {
+  static auto* c = new ThreadState;
   return *c;
 }
 
-void count(std::atomic<int64_t> ThreadCounts::*which, int64_t n) {
-  ThreadCounts* t = CountsOfThisThread::mine();
+[[gnu::always_inline]] inline void count(std::atomic<int64_t> ThreadState::*which, int64_t n) {
+  ThreadState* t = StateOfThisThread::mine();
   if (t == nullptr) [[unlikely]] {
-    (late_counts().*which).fetch_add(n, std::memory_order_relaxed);
+    (late_state().*which).fetch_add(n, std::memory_order_relaxed);
     return;
   }
   std::atomic<int64_t>& c = t->*which;
   c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
 }
-int64_t sum_counts(std::atomic<int64_t> ThreadCounts::*which) {
-  int64_t total = (late_counts().*which).load(std::memory_order_relaxed);
-  for (ThreadCounts* t : thread_counts().snapshot()) {
+int64_t sum_counts(std::atomic<int64_t> ThreadState::*which) {
+  int64_t total = (late_state().*which).load(std::memory_order_relaxed);
+  for (ThreadState* t : thread_states().snapshot()) {
     total += (t->*which).load(std::memory_order_relaxed);
   }
   return total;
@@ -130,7 +146,7 @@ int64_t sum_counts(std::atomic<int64_t> ThreadCounts::*which) {
 // pressure trigger compares with its threshold and every collection resets.
 // One shared atomic per device was a locked add per allocation, and the count
 // of Note [No trigger] another. A thread instead keeps what it allocated in
-// its ThreadCounts (a load and a store) and adds it to the shared count when
+// its ThreadState (a load and a store) and adds it to the shared count when
 // it reaches kFlushBytes, when the thread allocates on another device, or when
 // the shared count plus its own reaches the trigger's threshold: on one thread
 // the trigger becomes due at the same allocation as with a shared count; each
@@ -149,7 +165,7 @@ DeviceBytes bytes_since_all() {
   DeviceBytes out;
   for (size_t i = 0; i < out.size(); ++i) out[i] = c.bytes_since[i].load(std::memory_order_relaxed);
   const uint64_t epoch = c.bytes_epoch.load(std::memory_order_acquire);
-  for (ThreadCounts* t : thread_counts().snapshot()) {
+  for (ThreadState* t : thread_states().snapshot()) {
     if (t->bytes_epoch.load(std::memory_order_relaxed) != epoch) continue;
     out[static_cast<size_t>(t->bytes_slot.load(std::memory_order_relaxed))] +=
         t->bytes_pending.load(std::memory_order_relaxed);
@@ -167,23 +183,87 @@ int64_t total_bytes_since() {
   return total;
 }
 
-// ---- the registry of live aliases (Note [Alias layout]) ------------------------
+// ---- the alias lists (Note [Alias lists]) -----------------------------------------
 
-// Links hidden from the collector: the registry must not keep its aliases reachable.
-struct HiddenLinks {
-  static GC_hidden_pointer hide(Alias* p) { return GC_HIDE_POINTER(p); }
-  static Alias* reveal(GC_hidden_pointer h) { return static_cast<Alias*>(GC_REVEAL_POINTER(h)); }
-};
+// Note [Alias lists]
+// ~~~~~~~~~~~~~~~~~~
+// Every alias that may still hold its reference is on the list of the thread
+// that created it (ThreadState::aliases, linked through Alias::next, hidden
+// from the collector), newest first. Only that thread pushes (a load and a
+// release store: no locked instruction); a thread past its ThreadState's exit
+// pushes to late_state()'s list with a CAS. Nothing is unlinked when an alias
+// gives its reference back: dispose() takes `impl` with one exchange, the
+// only locked instruction of its own (before: a registry spinlock taken to
+// link and again to unlink, and the neighbours' links written). The walks
+// unlink instead, holding `g_walk`: the pass of Note [Finalizers from mark
+// bits] at every collection, stats() and the testing idioms. A walk reads a
+// list's head once (acquire) and may unlink any alias after it, never the head
+// itself: the owner's push writes only the head and the new alias's `next`, so
+// the two never write the same word. Why no listed alias is ever swept: the
+// pass runs at every collection before its sweep (GC_EVENT_RECLAIM_START) and
+// leaves on the lists only aliases it has marked or that were marked: each
+// unmarked alias after a head is unlinked (finalized first if it still held its
+// reference), and an unmarked head gets its mark bit set, and its site's (one
+// alias per list kept one more cycle). Aliases pushed after the mark phase
+// come from batches the mark phase marked (Note [Alias batches]). A disposed
+// alias stays listed until the next walk; the pass visits it once (its
+// `impl`, no mark-bit lookup). In ThreadSanitizer builds the collector never
+// runs (Note [ThreadSanitizer], gc.h): the lists shrink only at stats() and
+// the idioms. Measured (callgrind, policy_benchmark's
+// alias_release/gc:onednn:release_trigger_8MiB, libgc's collections
+// included, the benchmark's own collect() calls not): 344 -> 272 instructions
+// per alias() + dispose() with the two out-of-line slow paths of new_alias().
+// gc_lists_test fails without the head's mark bit (the lists then lead into
+// reused memory) or without the unlinking.
 
-struct Registry {
-  SpinLock mu;  // held for a link or unlink: Note [Why not absl::Mutex here] (core/spin_lock.h)
-  // The live aliases, oldest first.
-  policy_internal::IntrusiveList<Alias, &Alias::prev, &Alias::next, HiddenLinks> live
-      ABSL_GUARDED_BY(mu);
-};
-Registry& registry() {
-  static Registry* r = new Registry;
-  return *r;
+SpinLock g_walk;  // one walk at a time: Note [Why not absl::Mutex here] (core/spin_lock.h)
+
+Alias* reveal(GC_hidden_pointer h) { return static_cast<Alias*>(GC_REVEAL_POINTER(h)); }
+
+// Pushes a new alias onto the calling thread's list: `t` is its own ThreadState.
+void push_own(ThreadState* t, Alias* a) {
+  a->next = t->aliases.load(std::memory_order_relaxed);
+  t->aliases.store(GC_HIDE_POINTER(a), std::memory_order_release);
+}
+// Pushes onto a list other threads may push to as well (late_state()).
+void push_shared(ThreadState* t, Alias* a) {
+  GC_hidden_pointer head = t->aliases.load(std::memory_order_relaxed);
+  do {
+    a->next = head;
+  } while (!t->aliases.compare_exchange_weak(head, GC_HIDE_POINTER(a), std::memory_order_release,
+                                             std::memory_order_relaxed));
+}
+
+// Calls `visit(a, is_head)` on every listed alias, holding `g_walk`; unlinks an
+// alias after a head when `visit` returns true.
+template <class Visit>
+void walk_lists(Visit&& visit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_walk) {
+  for (ThreadState* t = g_all_states.load(std::memory_order_acquire); t != nullptr;
+       t = t->next_state) {
+    Alias* const head = reveal(t->aliases.load(std::memory_order_acquire));
+    if (head == nullptr) continue;
+    visit(head, true);
+    Alias* prev = head;
+    for (Alias* a = reveal(head->next); a != nullptr;) {
+      const GC_hidden_pointer next = a->next;
+      if (visit(a, false)) {
+        prev->next = next;
+      } else {
+        prev = a;
+      }
+      a = reveal(next);
+    }
+  }
+}
+
+// The aliases still holding their reference (pruning the others), holding `g_walk`.
+template <class Visit>
+void walk_holding(Visit&& visit) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_walk) {
+  walk_lists([&](Alias* a, bool /*is_head*/) {
+    if (a->impl.load(std::memory_order_acquire) == nullptr) return true;
+    visit(a);
+    return a->impl.load(std::memory_order_relaxed) == nullptr;
+  });
 }
 
 // The alias's creation site (Note [Alias layout]), for symbolizing.
@@ -195,27 +275,12 @@ sites::Site site_of(const Alias* a) {
   return sites::Site::from_frames(pcs, n);
 }
 
-// Takes the reference out of a live alias, under the registry mutex. Null if
-// the alias already gave it back.
-TensorImpl* take_reference_locked(Registry& r, Alias* a, AliasState new_state)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(r.mu) {
-  // Every store to a published alias's `impl` is made under `r.mu`: no exchange needed.
-  TensorImpl* p = a->impl.load(std::memory_order_relaxed);
-  if (p != nullptr) {
-    a->impl.store(nullptr, std::memory_order_release);
-    r.live.erase(a);
-  }
-  // A finalized alias stays marked finalized (G4 message) whatever happened before.
-  if (p != nullptr || new_state == AliasState::kFinalized) {
-    a->state.store(new_state, std::memory_order_release);
-  }
-  return p;
-}
-
+// Takes the reference out of an alias and marks it `new_state`; null if it
+// already gave it back (to another caller, who marks it).
 TensorImpl* take_reference(Alias* a, AliasState new_state) {
-  Registry& r = registry();
-  SpinLockHolder lock(&r.mu);
-  return take_reference_locked(r, a, new_state);
+  TensorImpl* p = a->impl.exchange(nullptr, std::memory_order_acq_rel);
+  if (p != nullptr) a->state.store(new_state, std::memory_order_release);
+  return p;
 }
 
 void give_back(TensorImpl* p) {
@@ -265,12 +330,12 @@ thread_local AutoRegistration tls_auto;
 // Note [Finalizers from mark bits]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // An alias is a plain collector object (from a per-thread batch, Note [Alias
-// batches]) with no entry in libgc's finalizer table. The registry already links
-// every alias that still holds its reference, and libgc calls
+// batches]) with no entry in libgc's finalizer table. The alias lists already
+// hold every alias that still holds its reference (Note [Alias lists]), and libgc calls
 // on_collection_event at GC_EVENT_RECLAIM_START of every collection (its own
 // and collect()'s) on the collecting thread, with its allocation lock held and
 // the world running: the mark bits are final, nothing is swept yet, GC_finalize
-// has not run. Then an alias in the registry that is not marked is
+// has not run. Then a listed alias that is not marked is
 // unreachable. None created since the mark phase can be unmarked: an
 // allocation after it either takes the allocation lock, held here, or comes
 // from a thread's alias batch or libgc's thread-local free lists, whose
@@ -283,13 +348,13 @@ thread_local AutoRegistration tls_auto;
 // mark bit and keeps a finalized object one cycle), without its per-alias
 // cost: registering and unregistering an entry was ~610 of the ~990
 // instructions of alias() + dispose(). The pass costs one GC_is_marked per
-// registered alias per collection, as GC_finalize's walk of its table did.
+// live listed alias per collection, as GC_finalize's walk of its table did.
 // Aliases held by a dead gc::make object are finalized in the same pass as the
 // object, as no-order table entries were (Note [Where handles may live], gc.h).
 // Nothing here allocates from the collector or waits for a lock whose holder
-// may wait for the allocation lock: the registry and queue spinlocks are held
+// may wait for the allocation lock: the walk and queue spinlocks are held
 // only around list and vector operations. If the queue cannot grow
-// (bad_alloc), the alias stays registered and marked: the next collection
+// (bad_alloc), the alias stays listed and marked: the next collection
 // tries again.
 // Tried before, in round 3: an alias kind of its own whose disclaim procedure
 // libgc's sweep runs. The sweep skips a block more than 7/8 marked
@@ -332,25 +397,32 @@ void keep_one_more_cycle(const Alias* a) {
 // Note [The collector's own schedule under a trigger]; allocation lock held.
 void adapt_own_schedule(size_t finalized);
 
-// At GC_EVENT_RECLAIM_START: allocation lock held (Note [Finalizers from mark bits]).
+// At GC_EVENT_RECLAIM_START: allocation lock held (Note [Finalizers from mark
+// bits]); leaves no unmarked alias on a list (Note [Alias lists]).
 void finalize_unmarked() {
-  Registry& r = registry();
   Pending& q = pending();
-  SpinLockHolder lock(&r.mu);
+  SpinLockHolder walk(&g_walk);
   SpinLockHolder queue(&q.mu);
   const size_t queued = q.refs.size();
-  r.live.for_each([&](Alias* a) {
-    if (GC_is_marked(a)) return;
+  walk_lists([&](Alias* a, bool is_head) {
+    if (a->impl.load(std::memory_order_acquire) == nullptr) {  // disposed or finalized
+      if (is_head && !GC_is_marked(a)) keep_one_more_cycle(a);  // and its site, for a stale handle
+      return true;
+    }
+    // In table builds GC_finalize, after this pass, keeps and queues unmarked aliases.
+    if (kTable || GC_is_marked(a)) return false;
     keep_one_more_cycle(a);
     try {
       q.refs.push_back(nullptr);
     } catch (const std::bad_alloc&) {
-      return;  // still registered, and marked: the next collection tries again
+      return false;  // still listed, and marked: the next collection tries again
     }
-    q.refs.back() = take_reference_locked(r, a, AliasState::kFinalized);
+    q.refs.back() = take_reference(a, AliasState::kFinalized);
+    if (q.refs.back() == nullptr) q.refs.pop_back();  // disposed meanwhile, by a stale handle
+    return true;
   });
   if (q.refs.size() > queued) q.any.store(true, std::memory_order_release);
-  adapt_own_schedule(q.refs.size() - queued);
+  if constexpr (!kTable) adapt_own_schedule(q.refs.size() - queued);
 }
 
 GC_on_collection_event_proc g_previous_event_proc = nullptr;  // set once, before any collection
@@ -505,7 +577,7 @@ void on_alloc(Device device, size_t size) {
   Counters& c = counters();
   Trigger& tr = trigger();
   const bool triggered = tr.enabled.load(std::memory_order_relaxed);
-  ThreadCounts* t = CountsOfThisThread::mine();
+  ThreadState* t = StateOfThisThread::mine();
   if (t == nullptr) [[unlikely]] {  // a thread_local destructor
     add_shared_bytes(slot, bytes, triggered);
     return;
@@ -585,10 +657,16 @@ void* GC_CALLBACK restore_own_schedule_locked(void*) {
   return nullptr;
 }
 
+// The part of maybe_collect() past its check, out of line: inlined, its frame
+// (bytes_since_all()'s array) cost every new_alias() a stack protector.
+[[gnu::noinline]] void collect_if_due(Trigger& t);
 // At a safe point (handle creation) on a registered thread.
 void maybe_collect() {
   Trigger& t = trigger();
   if (!t.due.load(std::memory_order_relaxed) || tls_in_finalizers) return;
+  collect_if_due(t);
+}
+void collect_if_due(Trigger& t) {
   if (t.collecting.exchange(true, std::memory_order_acq_rel)) return;  // another thread is on it
   Clock::time_point now;
   {
@@ -781,10 +859,8 @@ void initialize() {
     // Note [The collector's own schedule under a trigger]
     g_default_min_bytes_allocd = GC_get_min_bytes_allocd();
     GC_allow_register_threads();
-    if constexpr (!kTable) {
-      g_previous_event_proc = GC_get_on_collection_event();
-      GC_set_on_collection_event(&on_collection_event);
-    }
+    g_previous_event_proc = GC_get_on_collection_event();
+    GC_set_on_collection_event(&on_collection_event);  // table builds too: Note [Alias lists]
     tls_known_registered = GC_thread_is_registered() != 0;  // GC_INIT registered this thread
     custody::internal::set_off_stack_runner(&run_off_stack_blocking);
     register_alloc_observer(&on_alloc);
@@ -870,8 +946,20 @@ void* allocate_alias() {
   head = GC_NEXT(mem);
   return mem;
 }
-}  // namespace
 
+// The caller's frames (Note [Alias layout]: raw, symbolized on report), in
+// collector memory; null if none. Out of line: its array stays off new_alias()'s frame.
+[[gnu::noinline]] const uintptr_t* capture_site() {
+  void* pcs[sites::Site::kMaxFrames];
+  const int n = sites::capture_frames(pcs, sites::Site::kMaxFrames);
+  if (n <= 0) return nullptr;
+  auto* mem = static_cast<uintptr_t*>(GC_MALLOC_ATOMIC((n + 1) * sizeof(uintptr_t)));
+  if (mem == nullptr) return nullptr;
+  mem[0] = static_cast<uintptr_t>(n);
+  for (int i = 0; i < n; ++i) mem[i + 1] = reinterpret_cast<uintptr_t>(pcs[i]);
+  return mem;
+}
+}  // namespace
 
 void ensure_thread_registered() {
   if (tls_known_registered) return;
@@ -886,19 +974,7 @@ Alias* new_alias(ImplRef& ref) {
   maybe_collect();
   if (finalizers_pending()) run_pending();
 
-  const uintptr_t* site = nullptr;
-  if (sites::tracking()) {  // Note [Alias layout]: raw frames, symbolized on report
-    void* pcs[sites::Site::kMaxFrames];
-    const int n = sites::capture_frames(pcs, sites::Site::kMaxFrames);
-    if (n > 0) {
-      auto* mem = static_cast<uintptr_t*>(GC_MALLOC_ATOMIC((n + 1) * sizeof(uintptr_t)));
-      if (mem != nullptr) {
-        mem[0] = static_cast<uintptr_t>(n);
-        for (int i = 0; i < n; ++i) mem[i + 1] = reinterpret_cast<uintptr_t>(pcs[i]);
-        site = mem;
-      }
-    }
-  }
+  const uintptr_t* site = sites::tracking() ? capture_site() : nullptr;
   void* mem = allocate_alias();
   if (mem == nullptr) {
     throw OutOfMemoryError(absl::StrFormat(
@@ -911,12 +987,14 @@ Alias* new_alias(ImplRef& ref) {
   a->serial = g_serials.next(tls_serials);
   if constexpr (kTable) GC_REGISTER_FINALIZER_NO_ORDER(a, &finalize_alias, nullptr, nullptr, nullptr);
   a->impl.store(ref.leak(), std::memory_order_release);
-  {
-    Registry& r = registry();
-    SpinLockHolder lock(&r.mu);
-    r.live.push_back(a);
+  ThreadState* t = StateOfThisThread::mine();
+  if (t != nullptr) [[likely]] {
+    push_own(t, a);
+    t->created.store(t->created.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  } else {  // a thread_local destructor, after this thread's state left it
+    push_shared(&late_state(), a);
+    late_state().created.fetch_add(1, std::memory_order_relaxed);
   }
-  count(&ThreadCounts::created, 1);
   return a;
 }
 
@@ -926,7 +1004,7 @@ bool dispose(Alias* a) {
   if (tls_in_finalizers) return false;
   TensorImpl* p = take_reference(a, AliasState::kDisposed);
   if (p == nullptr) return false;
-  count(&ThreadCounts::disposed, 1);
+  count(&ThreadState::disposed, 1);
   // Nothing left to finalize: the alias is plain garbage once unreachable.
   // (The caller's handle keeps `a` reachable during this call.)
   if constexpr (kTable) GC_REGISTER_FINALIZER_NO_ORDER(a, nullptr, nullptr, nullptr, nullptr);
@@ -935,8 +1013,11 @@ bool dispose(Alias* a) {
 }
 
 void throw_unusable(const Alias* a, const char* op) {
+  // Whoever took the reference marks the alias right after (take_reference).
+  AliasState state;
+  while ((state = a->state.load(std::memory_order_acquire)) == AliasState::kLive) std::this_thread::yield();
   std::string msg;
-  if (a->state.load(std::memory_order_acquire) == AliasState::kFinalized) {
+  if (state == AliasState::kFinalized) {
     msg = absl::StrFormat(
         "%s: this handle's alias #%d was finalized by the collector while the handle was still "
         "held: the handle was kept where the collector cannot see it (std::vector, new/malloc'd "
@@ -1061,12 +1142,11 @@ Stats stats() {
   internal::Counters& c = internal::counters();
   Stats s;
   {
-    internal::Registry& r = internal::registry();
-    SpinLockHolder lock(&r.mu);
-    s.live_references = r.live.size();
+    SpinLockHolder walk(&internal::g_walk);
+    internal::walk_holding([&](internal::Alias*) { ++s.live_references; });
   }
-  s.aliases_created = internal::sum_counts(&internal::ThreadCounts::created);
-  s.disposed = internal::sum_counts(&internal::ThreadCounts::disposed);
+  s.aliases_created = internal::sum_counts(&internal::ThreadState::created);
+  s.disposed = internal::sum_counts(&internal::ThreadState::disposed);
   s.finalized = c.finalized.load(std::memory_order_relaxed);
   s.collections = c.collections.load(std::memory_order_relaxed);
   s.pressure_collections = c.pressure_collections.load(std::memory_order_relaxed);
@@ -1092,25 +1172,36 @@ bool scans_static_data_of(const char* path) {
 
 bool uses_finalizer_table() { return internal::kTable; }
 
+int64_t listed_aliases() {
+  SpinLockHolder walk(&internal::g_walk);
+  int64_t n = 0;
+  internal::walk_lists([&](internal::Alias*, bool /*is_head*/) {
+    ++n;
+    return false;
+  });
+  return n;
+}
+
 uint64_t next_serial() { return internal::g_serials.fence(); }
 
 namespace {
 
-// Disposes, under the registry mutex, every live alias `pick` selects; returns how many.
+// Disposes, during one walk of the alias lists, every live alias `pick` selects; returns how many.
 template <class Pick>
 int64_t dispose_where(Pick&& pick) {
   std::vector<TensorImpl*> refs;
   {
-    internal::Registry& r = internal::registry();
-    SpinLockHolder lock(&r.mu);
-    r.live.for_each([&](internal::Alias* a) {
+    SpinLockHolder walk(&internal::g_walk);
+    internal::walk_holding([&](internal::Alias* a) {
       if (!pick(*a)) return;
-      refs.push_back(internal::take_reference_locked(r, a, internal::AliasState::kDisposed));
+      refs.push_back(nullptr);  // before the take: a bad_alloc leaves the alias as it was
+      refs.back() = internal::take_reference(a, internal::AliasState::kDisposed);
+      if (refs.back() == nullptr) refs.pop_back();
     });
   }
   // The aliases may be unreachable already: nothing touches them outside the
-  // mutex (table builds leave their finalizers registered; they find nothing to do).
-  internal::count(&internal::ThreadCounts::disposed, static_cast<int64_t>(refs.size()));
+  // walk (table builds leave their finalizers registered; they find nothing to do).
+  internal::count(&internal::ThreadState::disposed, static_cast<int64_t>(refs.size()));
   for (TensorImpl* p : refs) internal::give_back(p);
   return static_cast<int64_t>(refs.size());
 }
@@ -1129,9 +1220,8 @@ int64_t release_created_since(uint64_t since) {
 std::vector<uint64_t> still_holding(const std::vector<uint64_t>& serials) {
   std::vector<uint64_t> held;
   {
-    internal::Registry& r = internal::registry();
-    SpinLockHolder lock(&r.mu);
-    r.live.for_each([&](internal::Alias* a) { held.push_back(a->serial); });
+    SpinLockHolder walk(&internal::g_walk);
+    internal::walk_holding([&](internal::Alias* a) { held.push_back(a->serial); });
   }
   std::sort(held.begin(), held.end());
   std::vector<uint64_t> out;

@@ -216,7 +216,7 @@
 // (GC_disable; `collector_enabled()` is false): nothing is ever finalized,
 // memory returns only through dispose()/release(), and the contract tests that
 // need collections skip with this explanation. Everything else (handles,
-// dispose, the registry, threads) still runs under TSan.
+// dispose, the alias lists, threads) still runs under TSan.
 //
 // Thread safety: handles may be copied to and used from registered threads
 // (G7). As with TorchSharp, disposing a tensor on one thread while another
@@ -255,27 +255,26 @@ enum class AliasState : uint8_t { kLive = 0, kDisposed = 1, kFinalized = 2 };
 
 // Note [Alias layout]
 // ~~~~~~~~~~~~~~~~~~~
-// One alias = one collector-heap object (56 bytes, from GC_malloc_many; libgc adds a
+// One alias = one collector-heap object (48 bytes, from GC_malloc_many; libgc adds a
 // byte for interior pointers and rounds up to whole 16-byte granules, so 64,
-// 64 per 4 KiB block), with no finalizer of its own: a pass over the registry
-// at every collection finalizes the unmarked ones (Note [Finalizers from mark
-// bits], gc.cc; built with --config=gc_table, a no-order finalizer per alias).
+// 64 per 4 KiB block), with no finalizer of its own: a pass over the alias
+// lists at every collection finalizes the unmarked ones (Note [Finalizers from
+// mark bits], gc.cc; built with --config=gc_table, a no-order finalizer per alias).
 // `impl` is the alias's +1 reference (null once disposed or finalized); it
-// points into malloc memory, which the collector ignores.
-// `prev`/`next` link the live aliases (for live counts and the test idiom);
-// they are stored hidden (GC_HIDE_POINTER) so the registry does not make
-// aliases reachable. `site` is the creation site as raw program counters
-// (`site[0]` frames in `site[1..]`, core/sites.h Note [Raw frames]) in
-// collector-allocated pointer-free memory (GC_MALLOC_ATOMIC: code addresses are
-// nothing the collector must follow), kept alive by the alias and symbolized
-// only when a LifetimeError prints it. Transitions live -> disposed/finalized happen under the
-// registry mutex, exactly once.
+// points into malloc memory, which the collector ignores. Whoever takes it
+// (dispose() or the pass; an exchange, so exactly once) then sets `state`.
+// `next` links the alias into its creating thread's list (Note [Alias lists],
+// gc.cc: for finalizing, live counts and the test idiom); it is stored hidden
+// (GC_HIDE_POINTER) so the lists do not make aliases reachable. `site` is the
+// creation site as raw program counters (`site[0]` frames in `site[1..]`,
+// core/sites.h Note [Raw frames]) in collector-allocated pointer-free memory
+// (GC_MALLOC_ATOMIC: code addresses are nothing the collector must follow),
+// kept alive by the alias and symbolized only when a LifetimeError prints it.
 struct Alias {
   std::atomic<TensorImpl*> impl{nullptr};
   std::atomic<AliasState> state{AliasState::kLive};
   uint64_t serial = 0;       // never reused; increasing along its thread (Note [Serials in blocks])
   uint64_t thread = 0;       // creating thread (custody-local id), for the test idiom
-  GC_hidden_pointer prev = 0;
   GC_hidden_pointer next = 0;
   const uintptr_t* site = nullptr;
 };
@@ -573,6 +572,9 @@ bool scans_static_data_of(const char* path);
 // Whether this build's aliases use libgc's finalizer table (--config=gc_table,
 // Note [Finalizers from mark bits]) instead of the pass over mark bits.
 bool uses_finalizer_table();
+// Every alias on the alias lists (Note [Alias lists], gc.cc), disposed and
+// finalized ones not yet unlinked included; prunes nothing.
+int64_t listed_aliases();
 // The test idiom (PolicyIdiom<gc::Policy>): disposes every alias created on
 // this thread since `since_serial` that still holds a reference. Returns how
 // many references it gave back.
