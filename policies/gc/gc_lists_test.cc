@@ -7,8 +7,10 @@
 // unlinked, so the collection keeps it (marked) even when it is disposed and
 // unreachable, and no list ever leads into swept memory.
 
+#include <atomic>
 #include <cstdint>
 #include <thread>
+#include <vector>
 
 #include "backends/onednn/onednn.h"
 #include "core/tensor.h"
@@ -51,8 +53,14 @@ class GcListsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!collector_enabled()) GTEST_SKIP() << "the collector is disabled under ThreadSanitizer";
+    since_ = testing::next_serial();
     collect_clean();
   }
+  // What the test still holds goes back (LeakSanitizer checks at exit).
+  void TearDown() override { testing::release_created_since(since_); }
+
+ private:
+  uint64_t since_ = 0;
 };
 
 TEST_F(GcListsTest, ACollectionUnlinksTheDisposedAliases) {
@@ -110,6 +118,48 @@ TEST_F(GcListsTest, AnExitedThreadsDisposedLastAliasOutlivesTheCollections) {
     k.dispose();
   }
   EXPECT_EQ(stats().live_references, live + 1);
+}
+
+// Threads push onto their lists while this one collects (walks them) over and
+// over: at the end every reference is accounted for, and every dropped alias
+// finalized.
+TEST_F(GcListsTest, CollectionsWhileOtherThreadsPushKeepTheCountsExact) {
+  constexpr int kThreads = 3;
+  constexpr int kRounds = 2'000;
+  const int64_t live = stats().live_references;
+  const int64_t finalized = stats().finalized;
+  T t = T::full({2}, 1.0f);
+  std::vector<gc::vector<T>> kept(kThreads);  // gc::vector buffers: the collector sees them
+  std::atomic<int> running{kThreads};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kThreads; ++w) {
+    threads.emplace_back([&, w] {
+      ThreadRegistration registration;
+      for (int i = 0; i < kRounds; ++i) {
+        T a = t.alias();
+        a.dispose();
+        T b = t.alias();  // dropped: the collector's
+        if (i % 4 == 0) kept[w].push_back(t.alias());
+      }
+      running.fetch_sub(1);
+    });
+  }
+  int64_t collections = 0;
+  while (running.load() > 0) {
+    collect();
+    ++collections;
+  }
+  for (std::thread& th : threads) th.join();
+  collect_clean();
+  EXPECT_GT(collections, 0);
+  const int64_t held = kThreads * kRounds / 4;
+  EXPECT_GE(stats().live_references, live + 1 + held);
+  EXPECT_LE(stats().live_references, live + 1 + held + 3);  // kScanKeeps: a stale word or three
+  EXPECT_GE(stats().finalized - finalized, kThreads * kRounds - 3);
+  for (gc::vector<T>& v : kept) {
+    for (T& k : v) k.dispose();
+  }
+  EXPECT_LE(stats().live_references, live + 1 + 3);
 }
 
 }  // namespace
