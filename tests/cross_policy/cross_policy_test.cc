@@ -48,8 +48,8 @@ void share_and_transfer() {
   SCOPED_TRACE(std::string(P::name) + " -> " + Q::name + " on " + B::name);
   const int64_t before = live_tensors<B>();
   {
-    typename PolicyIdiom<P>::Region p_region;  // a dispose scope where the policy needs one
-    typename PolicyIdiom<Q>::Region q_region;
+    [[maybe_unused]] typename PolicyIdiom<P>::Region p_region;  // a dispose scope where the policy needs one
+    [[maybe_unused]] typename PolicyIdiom<Q>::Region q_region;
     TP a = TP::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, std::vector<int64_t>{2, 3});
     TQ s = share_as<Q>(a);
     EXPECT_EQ(s.template data_ptr<float>(), a.template data_ptr<float>());
