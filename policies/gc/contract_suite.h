@@ -43,17 +43,8 @@ namespace gc_contract {
 inline constexpr int64_t kMiB = int64_t{1} << 20;
 inline constexpr int64_t kFloatsPerMiB = kMiB / 4;
 
-// Overwrites the stack below the caller, so dead frames hold no stale pointers.
-__attribute__((noinline)) inline void clobber_stack() {
-  volatile char buf[64 * 1024];
-  for (auto& c : buf) c = 0;
-}
-
-// A collection after clobbering the stack (what a test calls to find its garbage).
-inline int64_t collect_clean() {
-  clobber_stack();
-  return gc::collect();
-}
+using ::custody::testing::clobber_stack;  // policies/gc/testing.h
+using ::custody::testing::collect_clean;
 
 // The most unreachable aliases one collection may leave to the conservative scan of this thread's
 // dead stack, measured (tests/fuzz/lifetime_gc_fuzz_test.cc, Note [Garbage the scan keeps]).

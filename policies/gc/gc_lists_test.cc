@@ -16,22 +16,14 @@
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "policies/gc/gc.h"
+#include "policies/gc/testing.h"
 
 namespace custody::gc {
 namespace {
 
 using T = BasicTensor<Policy, Onednn>;
 
-__attribute__((noinline)) void clobber_stack() {
-  volatile char buf[64 * 1024];
-  for (auto& c : buf) c = 0;
-}
-
-// A collection with no stale copy of a dropped handle left on this stack.
-int64_t collect_clean() {
-  clobber_stack();
-  return collect();
-}
+using ::custody::testing::collect_clean;  // policies/gc/testing.h
 
 // `n` aliases of `t` disposed right away.
 __attribute__((noinline)) void alias_and_dispose(const T& t, int n) {

@@ -17,6 +17,7 @@
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "policies/gc/gc.h"
+#include "policies/gc/testing.h"
 #include "policies/gc/gc_roots_test_library.h"
 
 namespace custody::gc {
@@ -31,15 +32,7 @@ T* const g_program_handles_end = g_program_handles + kGlobals;
 static_assert(sizeof(T) <= roots_test::kLibrarySlotBytes);
 T& library_handle() { return *std::launder(static_cast<T*>(roots_test::library_slot())); }
 
-__attribute__((noinline)) void clobber_stack() {
-  volatile char buf[64 * 1024];
-  for (auto& c : buf) c = 0;
-}
-
-int64_t collect_clean() {
-  clobber_stack();
-  return collect();
-}
+using ::custody::testing::collect_clean;  // policies/gc/testing.h
 
 // Stores fresh handles in the globals; no copy survives in this frame.
 __attribute__((noinline)) void fill_program_globals() {

@@ -23,6 +23,19 @@
 
 namespace custody::testing {
 
+// Overwrites the stack below the caller, so dead frames hold no stale pointers
+// for the collector's conservative scan to find.
+__attribute__((noinline)) inline void clobber_stack() {
+  volatile char buf[64 * 1024];
+  for (auto& c : buf) c = 0;
+}
+
+// A collection after clobbering the stack (what a test calls to find its garbage).
+inline int64_t collect_clean() {
+  clobber_stack();
+  return gc::collect();
+}
+
 // The idiom: the thread is registered with the collector for the body (a
 // no-op on the main thread), and when the body ends every alias it created on
 // this thread that still holds a reference is disposed — conservative scanning
