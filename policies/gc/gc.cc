@@ -1013,9 +1013,13 @@ bool dispose(Alias* a) {
 }
 
 void throw_unusable(const Alias* a, const char* op) {
-  // Whoever took the reference marks the alias right after (take_reference).
-  AliasState state;
-  while ((state = a->state.load(std::memory_order_acquire)) == AliasState::kLive) std::this_thread::yield();
+  // Whoever took the reference marks the alias right after (take_reference): wait for it, a
+  // bounded while (an alias made from a null reference never holds one to take).
+  AliasState state = a->state.load(std::memory_order_acquire);
+  for (int i = 0; state == AliasState::kLive && i < 10'000; ++i) {
+    std::this_thread::yield();
+    state = a->state.load(std::memory_order_acquire);
+  }
   std::string msg;
   if (state == AliasState::kFinalized) {
     msg = absl::StrFormat(
