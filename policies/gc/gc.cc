@@ -986,7 +986,10 @@ Alias* new_alias(ImplRef& ref) {
   a->thread = policy_internal::this_thread_number();
   a->serial = g_serials.next(tls_serials);
   if constexpr (kTable) GC_REGISTER_FINALIZER_NO_ORDER(a, &finalize_alias, nullptr, nullptr, nullptr);
-  a->impl.store(ref.leak(), std::memory_order_release);
+  TensorImpl* impl = ref.leak();
+  // An alias made from a null reference holds nothing to take: it is born given back.
+  if (impl == nullptr) a->state.store(AliasState::kDisposed, std::memory_order_relaxed);
+  a->impl.store(impl, std::memory_order_release);
   ThreadState* t = StateOfThisThread::mine();
   if (t != nullptr) [[likely]] {
     push_own(t, a);
@@ -1013,12 +1016,16 @@ bool dispose(Alias* a) {
 }
 
 void throw_unusable(const Alias* a, const char* op) {
-  // Whoever took the reference marks the alias right after (take_reference): wait for it, a
-  // bounded while (an alias made from a null reference never holds one to take).
+  // Whoever took the reference marks the alias right after (take_reference): wait for it. The
+  // wait is bounded (a second) only so that a broken invariant reports instead of hanging; a
+  // bound in yields was too short on a loaded machine under a sanitizer.
   AliasState state = a->state.load(std::memory_order_acquire);
-  for (int i = 0; state == AliasState::kLive && i < 10'000; ++i) {
-    std::this_thread::yield();
-    state = a->state.load(std::memory_order_acquire);
+  if (state == AliasState::kLive) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while ((state = a->state.load(std::memory_order_acquire)) == AliasState::kLive &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
   }
   std::string msg;
   if (state == AliasState::kFinalized) {
