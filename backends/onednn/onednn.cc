@@ -326,7 +326,9 @@ OwnedKernelView squash_broadcast(const KernelView& v, size_t dims = SIZE_MAX) {
 // inf comes out as zeros. Before a primitive runs, one read-only vectorised
 // pass looks for such values (NaN, +-inf, subnormals, and for rsqrt zeros); if
 // any is there, the whole op runs on the loops, which give ATen's answers
-// (core/element_ops.h). Ordinary data pays one read of its input.
+// (core/element_ops.h). Ordinary data pays one read of its input. (A softmax
+// over a dim after the first scans each block after its primitive instead:
+// Note [Scanning block by block].)
 bool has_special_f32(const KernelView& v, bool zeros_are_special) {
   const auto* data = static_cast<const float*>(v.data);
   std::atomic<bool> found{false};
@@ -531,13 +533,27 @@ bool softmax_primitive(const KernelView& out, const KernelView& in, int64_t dim,
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // A softmax over a dim after the first computes each slice of dim 0 on its
 // own, so a large one runs block by block: each thread takes whole blocks of
-// about kScanBlockBytes (its share of the L2), scans a block for special values
-// (Note [Special values]) and runs the primitive on that block at once, single-
-// threaded, while the block is still in its cache. The scan then costs a read
-// from cache instead of a second pass over memory (+45 % on softmax/4096x4096
-// before). A block holding a special value runs on the loops, the others keep
-// the primitive.
+// about kScanBlockBytes (its share of the L2), runs the primitive on a block,
+// single-threaded, and then scans the block's input for special values (Note
+// [Special values]) while it is still in its cache; a block holding one is
+// computed again on the loops, over what the primitive wrote. The scan then
+// costs a read from cache instead of a second pass over memory (+45 % on
+// softmax/4096x4096 before). It came first until session 15: then the scan paid
+// each block's read from memory, which it cannot overlap with anything, and the
+// primitive read from cache; the primitive, bound by its arithmetic, hides that
+// read better (softmax/4096x4096: 1.19-1.29x oneDNN direct before, README).
+// When the output overlaps the input, the primitive would overwrite what the
+// scan must read: the scan comes first there.
 constexpr int64_t kScanBlockBytes = int64_t{192} << 10;
+
+// Whether the float views' memory overlaps (their spans, contiguous views).
+bool spans_overlap(const KernelView& a, const KernelView& b) {
+  const auto* a0 = static_cast<const char*>(a.data);
+  const auto* b0 = static_cast<const char*>(b.data);
+  const auto* a1 = a0 + a.numel() * static_cast<int64_t>(sizeof(float));
+  const auto* b1 = b0 + b.numel() * static_cast<int64_t>(sizeof(float));
+  return a0 < b1 && b0 < a1;
+}
 
 absl::Status softmax_blocks(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
   const int64_t outer = in.sizes[0];
@@ -545,6 +561,7 @@ absl::Status softmax_blocks(const KernelView& out, const KernelView& in, int64_t
   const int64_t per_block =
       std::max<int64_t>(1, kScanBlockBytes / (slice * static_cast<int64_t>(sizeof(float))));
   const int64_t blocks = (outer + per_block - 1) / per_block;
+  const bool scan_after = !spans_overlap(out, in);
   std::atomic<bool> failed{false};
   absl::Mutex mu;
   absl::Status error;
@@ -561,8 +578,11 @@ absl::Status softmax_blocks(const KernelView& out, const KernelView& in, int64_t
           // The scan on this thread alone (has_special_f32 would open a nested
           // parallel region per block).
           const auto* block = static_cast<const float*>(vi.data);
-          if (!loops::any_special_f32(block, vi.numel(), /*zeros_are_special=*/false) &&
-              softmax_primitive(vo, vi, dim, log)) {
+          const auto special = [&] {
+            return loops::any_special_f32(block, vi.numel(), /*zeros_are_special=*/false);
+          };
+          if (scan_after ? softmax_primitive(vo, vi, dim, log) && !special()
+                         : !special() && softmax_primitive(vo, vi, dim, log)) {
             continue;
           }
           if (absl::Status st = loops::softmax_loop(vo, vi, dim, log); !st.ok()) {
