@@ -14,6 +14,12 @@
 //                                               (naming `op`) when this handle was
 //                                               released/disposed/finalized
 //              void release_reference()         G3: give the reference back now
+//            may offer
+//              Derived new_alias(const char* op) const
+//                                               another handle to this tensor, for
+//                                               alias() and the in-place ops (scope:
+//                                               Note [Lent references]); without it
+//                                               they adopt a new reference
 //            and may add policy calls (`dispose()`, `use_count()`, ...).
 //   Backend  where memory lives and kernels run (see core/backend.h).
 //
@@ -64,6 +70,21 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
 
   // Wraps a fresh +1 reference in a handle of this policy.
   static BasicTensor adopt(ImplRef ref) { return BasicTensor(kAdopt, std::move(ref)); }
+
+ private:
+  // Another handle to this tensor (alias(), the in-place ops): the policy's
+  // `new_alias(op)` when its Handle has one, else a new reference adopted.
+  BasicTensor another_handle(const char* op) const {
+    if constexpr (requires(const HandleBase& h) {
+                    { h.new_alias(op) } -> std::same_as<BasicTensor>;
+                  }) {
+      return this->new_alias(op);
+    } else {
+      return adopt(internal::retain(this->checked_impl(op)));
+    }
+  }
+
+ public:
 
   // ---- accessors -----------------------------------------------------------
   const TensorImpl& impl() const { return this->checked_impl("impl"); }
@@ -225,7 +246,7 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   }
 
   // ---- copies, views and conversions ---------------------------------------
-  BasicTensor alias() const { return adopt(internal::retain(this->checked_impl("alias"))); }
+  BasicTensor alias() const { return another_handle("alias"); }
   BasicTensor clone() const { return adopt(Ops::clone(this->checked_impl("clone"))); }
   BasicTensor contiguous() const { return adopt(Ops::contiguous(this->checked_impl("contiguous"))); }
   BasicTensor reshape(IntSpan sizes) const { return adopt(Ops::reshape(this->checked_impl("reshape"), sizes)); }
@@ -351,13 +372,13 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   BasicTensor name(const BasicTensor& o) const {                                             \
     TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl(#name));                   \
     Ops::binary_(code, self, o.checked_impl(#name));                                         \
-    return adopt(internal::retain(self));                                                    \
+    return another_handle(#name);                                                            \
   }                                                                                          \
   template <ScalarLike S>                                                                    \
   BasicTensor name(S s) const {                                                              \
     TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl(#name));                   \
     Ops::binary_(code, self, Scalar(s));                                                     \
-    return adopt(internal::retain(self));                                                    \
+    return another_handle(#name);                                                            \
   }
   CUSTODY_INPLACE(add_, BinaryOp::kAdd)
   CUSTODY_INPLACE(sub_, BinaryOp::kSub)
@@ -368,17 +389,17 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   BasicTensor copy_(const BasicTensor& src) const {
     TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl("copy_"));
     Ops::copy_(self, src.checked_impl("copy_"));
-    return adopt(internal::retain(self));
+    return another_handle("copy_");
   }
   BasicTensor fill_(Scalar v) const {
     TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl("fill_"));
     Ops::fill_(self, v, "fill_");
-    return adopt(internal::retain(self));
+    return another_handle("fill_");
   }
   BasicTensor zero_() const {
     TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl("zero_"));
     Ops::fill_(self, Scalar(0), "zero_");
-    return adopt(internal::retain(self));
+    return another_handle("zero_");
   }
 
 #define CUSTODY_UNARY(name, code) \

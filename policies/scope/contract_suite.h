@@ -599,6 +599,92 @@ TYPED_TEST_P(ScopeContractTest, HandleCopiesShareTheEntryAliasIsIndependent) {
   EXPECT_EQ(values_of(al), std::vector<double>({4, 4}));
 }
 
+// ---- lent references (Note [Lent references]) ----------------------------------------
+
+TYPED_TEST_P(ScopeContractTest, AnAliasOnTheOwningThreadSharesItsSourcesReference) {
+  using T = TypeParam;
+  auto d = scope::new_dispose_scope();
+  const int64_t live0 = TestFixture::live();
+  T a = T::full(std::vector<int64_t>{2}, 3.0f);
+  T b = a.alias();
+  T c = b.add_(1);  // an in-place op's result is another alias
+  EXPECT_EQ(a.impl().use_count(), 1) << "one reference on the TensorImpl, lent to three entries";
+  EXPECT_EQ(scope::testing::use_count(a), 3) << "each entry counts as the user sees it";
+  EXPECT_EQ(d.size(), 3);
+  a.dispose();
+  c.dispose();
+  EXPECT_TRUE(a.is_disposed());
+  EXPECT_EQ(scope::testing::use_count(b), 1);
+  EXPECT_EQ(values_of(b), std::vector<double>({4, 4}));
+  EXPECT_EQ(TestFixture::live(), live0 + 1);
+  b.dispose();
+  EXPECT_EQ(TestFixture::live(), live0) << "the last entry of the share gives the reference back";
+}
+
+TYPED_TEST_P(ScopeContractTest, ALentAliasOutlivesItsSourcesScope) {
+  using T = TypeParam;
+  auto outer = scope::new_dispose_scope();
+  const int64_t live0 = TestFixture::live();
+  T kept;
+  {
+    auto inner = scope::new_dispose_scope();
+    T a = T::ones({3});
+    kept = a.alias().move_to_outer_dispose_scope();
+  }
+  EXPECT_EQ(TestFixture::live(), live0 + 1);
+  EXPECT_EQ(scope::testing::use_count(kept), 1);
+  EXPECT_EQ(values_of(kept), std::vector<double>({1, 1, 1}));
+  outer.dispose();
+  EXPECT_EQ(TestFixture::live(), live0);
+}
+
+TYPED_TEST_P(ScopeContractTest, ADetachedAliasTakesAReferenceOfItsOwn) {
+  using T = TypeParam;
+  const int64_t live0 = TestFixture::live();
+  T b;
+  {
+    auto d = scope::new_dispose_scope();
+    T a = T::ones({2});
+    b = a.alias();
+    b.detach_from_dispose_scope();
+    EXPECT_EQ(a.impl().use_count(), 2) << "detached: a reference any thread may give back";
+  }
+  EXPECT_EQ(TestFixture::live(), live0 + 1);
+  std::thread([t = std::move(b)]() mutable { t.dispose(); }).join();
+  EXPECT_EQ(TestFixture::live(), live0) << "its last handle's thread gave it back at once";
+}
+
+TYPED_TEST_P(ScopeContractTest, ALentAliasDisposedOnAnotherThreadIsGoneAtOnceItsMemoryAtScopeEnd) {
+  using T = TypeParam;
+  const int64_t live0 = TestFixture::live();
+  {
+    auto d = scope::new_dispose_scope();
+    T a = T::ones({2});
+    T b = a.alias();
+    a.dispose();
+    std::thread([t = b]() mutable { t.dispose(); }).join();
+    EXPECT_TRUE(b.is_disposed()) << "disposed for every thread at once";
+    EXPECT_THROW((void)b.numel(), LifetimeError);
+    EXPECT_EQ(TestFixture::live(), live0 + 1) << "the share holds the TensorImpl until the scope ends";
+    b.dispose();  // idempotent, on the owning thread too
+  }
+  EXPECT_EQ(TestFixture::live(), live0);
+}
+
+TYPED_TEST_P(ScopeContractTest, AnAliasMadeOnAnotherThreadHasAReferenceOfItsOwn) {
+  using T = TypeParam;
+  auto d = scope::new_dispose_scope();
+  T a = T::ones({2});
+  int64_t during = 0;
+  TestFixture::on_fresh_thread([&] {
+    auto theirs = scope::new_dispose_scope();
+    T b = a.alias();
+    during = a.impl().use_count();
+  });
+  EXPECT_EQ(during, 2) << "a's entry belongs to this thread's scope: nothing to lend across threads";
+  EXPECT_EQ(a.impl().use_count(), 1);
+}
+
 // ---- lifetime errors ---------------------------------------------------------------
 
 TYPED_TEST_P(ScopeContractTest, UseAfterScopeEndIsALifetimeErrorNamingTheOpAndTheCause) {
@@ -887,6 +973,11 @@ REGISTER_TYPED_TEST_SUITE_P(
     DisposeGivesBackNowAndTwiceCountsOnce,
     StatisticsAreExactAndReset,
     HandleCopiesShareTheEntryAliasIsIndependent,
+    AnAliasOnTheOwningThreadSharesItsSourcesReference,
+    ALentAliasOutlivesItsSourcesScope,
+    ADetachedAliasTakesAReferenceOfItsOwn,
+    ALentAliasDisposedOnAnotherThreadIsGoneAtOnceItsMemoryAtScopeEnd,
+    AnAliasMadeOnAnotherThreadHasAReferenceOfItsOwn,
     UseAfterScopeEndIsALifetimeErrorNamingTheOpAndTheCause,
     UseAfterDisposeEverythingSaysSo,
     LifetimeErrorNamesTheCreationSiteWhenTracking,

@@ -70,10 +70,28 @@ void unlink(Entry* e) {
 // (at most 4096 * 88 bytes per thread), so a scope of a few thousand tensors
 // recycles its entries instead of going through malloc for most of them.
 using EntryCache = ThreadObjectCache<Entry, 4096>;
+using ShareCache = ThreadObjectCache<Share, 256>;
 
 void destroy_entry(Entry* e) {
   e->~Entry();
   EntryCache::deallocate(e);
+}
+
+// The owning thread's side of Note [Lent references]: `e` no longer counts in
+// its share; the share's reference comes back when `e` was its last entry.
+ImplRef settle_share(Entry* e) {
+  Share* sh = std::exchange(e->share, nullptr);
+  if (sh == nullptr || --sh->lent > 0) return ImplRef();
+  ImplRef r(kAdopt, sh->impl);
+  sh->~Share();
+  ShareCache::deallocate(sh);
+  return r;
+}
+
+// What a taken reference word gives back: the entry's own reference, or
+// nothing when it was lent (its share is settled by the owning thread).
+ImplRef owned_part(uintptr_t held) {
+  return (held & kLent) != 0 ? ImplRef() : ImplRef(kAdopt, impl_of(held));
 }
 
 // Drops one anchor; frees the entry when it was the last (Note [Entry lifetime]).
@@ -81,14 +99,29 @@ void drop_anchor(Entry* e) {
   if (e->anchors.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy_entry(e);
 }
 
-// Takes the reference out of `e` (null if someone disposed it first); the
-// caller gives it back (by letting the returned Ref go).
-ImplRef take(Entry* e, DisposedBy why) {
-  TensorImpl* impl = e->impl.exchange(nullptr, std::memory_order_acq_rel);
-  if (impl == nullptr) return ImplRef();
+// Records why and where `e` was disposed (the site only when tracking: an
+// empty Site is not assigned over an empty one on the hot paths).
+void mark_disposed(Entry* e, DisposedBy why) {
   e->disposed_by = why;
-  e->disposed_site = sites::capture();
-  return ImplRef(kAdopt, impl);
+  if (sites::tracking()) [[unlikely]] e->disposed_site = sites::capture_stack(0);
+}
+
+// Takes the reference word out of `e` (0 if someone disposed it first).
+uintptr_t take_word(Entry* e, DisposedBy why) {
+  const uintptr_t held = e->held.exchange(0, std::memory_order_acq_rel);
+  if (held == 0) return 0;
+  mark_disposed(e, why);
+  return held;
+}
+
+// Takes the reference out of `e` on any thread; returns false if someone
+// disposed it first. `out` receives what to give back (nothing for a lent
+// entry: Note [Lent references]).
+bool take(Entry* e, DisposedBy why, ImplRef* out) {
+  const uintptr_t held = take_word(e, why);
+  if (held == 0) return false;
+  *out = owned_part(held);
+  return true;
 }
 
 // Note [Scope owner fast paths]
@@ -113,16 +146,43 @@ ImplRef take(Entry* e, DisposedBy why) {
 // The loads are acquire: an anchor another thread dropped (release) before
 // happens before the entry is disposed or reused. Anything else takes the RMWs.
 // alias() + dispose() went from 5 locked instructions to 2 (the TensorImpl's
-// retain and release): 62.6 -> 32.8 ns on a VM where each costs 8-10 ns.
+// retain and release): 62.6 -> 32.8 ns on a VM where each costs 8-10 ns; and
+// to none with lent references (Note [Lent references], scope.h).
 
-// take() for an entry no other thread can reach (Note [Scope owner fast paths]).
-ImplRef take_sole(Entry* e, DisposedBy why) {
-  TensorImpl* impl = e->impl.load(std::memory_order_relaxed);
-  if (impl == nullptr) return ImplRef();
-  e->impl.store(nullptr, std::memory_order_relaxed);
-  e->disposed_by = why;
-  e->disposed_site = sites::capture();
-  return ImplRef(kAdopt, impl);
+// take_word() for an entry no other thread can reach (Note [Scope owner fast paths]).
+uintptr_t take_word_sole(Entry* e, DisposedBy why) {
+  const uintptr_t held = e->held.load(std::memory_order_relaxed);
+  if (held == 0) return 0;
+  e->held.store(0, std::memory_order_relaxed);
+  mark_disposed(e, why);
+  return held;
+}
+
+// take() on the thread owning `e`'s scope, which also settles its share (the
+// entry's own, or one left by another thread's dispose()); `sole` when no
+// other thread can reach it.
+bool take_owned(Entry* e, DisposedBy why, bool sole, ImplRef* out) {
+  const uintptr_t held = sole ? take_word_sole(e, why) : take_word(e, why);
+  if (e->share != nullptr) {
+    *out = settle_share(e);
+  } else if (held != 0) {
+    *out = ImplRef(kAdopt, impl_of(held));
+  }
+  return held != 0;
+}
+
+// An entry about to leave the owning thread's scopes unregistered takes a
+// reference of its own, so that any thread may dispose it (Note [Lent references]).
+void unlend(Entry* e) {
+  if (e->share == nullptr) return;
+  TensorImpl* impl = e->share->impl;
+  impl->retain();
+  uintptr_t held = reinterpret_cast<uintptr_t>(impl) | kLent;
+  ImplRef undo;
+  if (!e->held.compare_exchange_strong(held, held & ~kLent, std::memory_order_acq_rel)) {
+    undo = ImplRef(kAdopt, impl);  // disposed meanwhile by another thread: no reference needed
+  }
+  ImplRef r = settle_share(e);
 }
 
 bool on_this_thread(const Entry* e) {
@@ -154,11 +214,9 @@ void empty_scope(ScopeState* s, DisposedBy why,
     unlink(e);
     // No handle left: only this registration reaches the entry (Note [Scope owner fast paths]).
     const bool sole = e->anchors.load(std::memory_order_acquire) == 1;
-    ImplRef r = sole ? take_sole(e, why) : take(e, why);
-    if (r) {
-      ++st.disposed_in_scope;
-      refs.push_back(std::move(r));  // capacity reserved: cannot throw
-    }
+    ImplRef r;
+    if (take_owned(e, why, sole, &r)) ++st.disposed_in_scope;
+    if (r) refs.push_back(std::move(r));  // capacity reserved: cannot throw
     if (sole) {
       destroy_entry(e);
     } else {
@@ -182,11 +240,10 @@ Entry* new_entry(ImplRef ref) {
         "custody::scope::set_allow_unscoped(true)",
         dtype_name(ref->scalar_type()), shape_str(ref->sizes())));
   }
-  sites::Site site = sites::capture();
   // May throw: `ref` is given back by its destructor.
   auto* e = ::new (EntryCache::allocate()) Entry;
-  e->site = std::move(site);
-  e->impl.store(ref.leak(), std::memory_order_release);
+  if (sites::tracking()) [[unlikely]] e->site = sites::capture_stack(0);
+  e->held.store(reinterpret_cast<uintptr_t>(ref.leak()), std::memory_order_release);
   if (s != nullptr) {
     e->anchors.store(2, std::memory_order_relaxed);
     link(s, e);
@@ -197,6 +254,68 @@ Entry* new_entry(ImplRef ref) {
   return e;
 }
 
+Entry* lend(Entry* source, const char* op) {
+  ThreadState& ts = me();
+  const uintptr_t held = source->held.load(std::memory_order_acquire);
+  if (held == 0) throw_disposed(source, op);
+  ScopeState* s = ts.innermost;
+  if (s == nullptr || source->owner.load(std::memory_order_relaxed) != ts.id) {
+    // Not both in this thread's scopes: a reference of its own.
+    return new_entry(ImplRef::Retain(impl_of(held)));
+  }
+  custody::internal::maybe_fail_metadata("a scope entry");  // Note [Allocation-failure injection]
+  auto* e = ::new (EntryCache::allocate()) Entry;  // may throw: nothing changed yet
+  Share* sh = source->share;
+  if (sh == nullptr) {
+    // The source's reference becomes the share's.
+    void* mem;
+    try {
+      mem = ShareCache::allocate();
+    } catch (...) {
+      destroy_entry(e);
+      throw;
+    }
+    sh = ::new (mem) Share;
+    sh->impl = impl_of(held);
+    sh->lent = 1;
+    const uintptr_t lent_word = held | kLent;
+    if (source->anchors.load(std::memory_order_acquire) == 2) {
+      // This handle and its registration: no other thread reaches the source
+      // (Note [Scope owner fast paths]).
+      source->held.store(lent_word, std::memory_order_relaxed);
+    } else if (uintptr_t expected = held; !source->held.compare_exchange_strong(
+                   expected, lent_word, std::memory_order_acq_rel)) {
+      // Disposed by another thread since the load above.
+      sh->~Share();
+      ShareCache::deallocate(sh);
+      destroy_entry(e);
+      throw_disposed(source, op);
+    }
+    source->share = sh;
+  }
+  ++sh->lent;
+  if (sites::tracking()) [[unlikely]] e->site = sites::capture_stack(0);
+  e->share = sh;
+  e->held.store(reinterpret_cast<uintptr_t>(sh->impl) | kLent, std::memory_order_relaxed);
+  e->anchors.store(2, std::memory_order_relaxed);
+  link(s, e);
+  ++ts.stats.created_in_scope;
+  return e;
+}
+
+int64_t references(const TensorImpl& impl) {
+  int64_t n = impl.use_count();
+  absl::flat_hash_set<const Share*> shares;
+  for (ScopeState* s = me().innermost; s != nullptr; s = s->outer) {
+    s->entries.for_each([&](Entry* e) {
+      if (e->share == nullptr || e->share->impl != &impl) return;
+      shares.insert(e->share);
+      if (e->held.load(std::memory_order_acquire) != 0) ++n;
+    });
+  }
+  return n - static_cast<int64_t>(shares.size());
+}
+
 void add_handle(Entry* e) { e->anchors.fetch_add(1, std::memory_order_relaxed); }
 
 void drop_handle(Entry* e) {
@@ -205,42 +324,55 @@ void drop_handle(Entry* e) {
     e->anchors.store(1, std::memory_order_relaxed);  // Note [Scope owner fast paths]
     return;
   }
+  // Unregistered entries are never lent (Note [Lent references]).
   if (n == 1) {  // the last anchor, unregistered (Note [Scope owner fast paths])
-    ImplRef r = take_sole(e, DisposedBy::kLastHandle);
-    if (r) ++me().stats.disposed_outside_scope;
+    if (e->held.load(std::memory_order_relaxed) == 0) return destroy_entry(e);  // disposed before
+    const uintptr_t held = take_word_sole(e, DisposedBy::kLastHandle);
+    ImplRef r = held != 0 ? owned_part(held) : ImplRef();
+    if (held != 0) ++me().stats.disposed_outside_scope;
     destroy_entry(e);
     return;
   }
   if (e->anchors.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   // Last anchor: not registered, no handle left. A detached tensor never
   // disposed is given back now (Note [Entry lifetime]).
-  ImplRef r = take(e, DisposedBy::kLastHandle);
-  if (r) ++me().stats.disposed_outside_scope;
+  ImplRef r;
+  if (take(e, DisposedBy::kLastHandle, &r)) ++me().stats.disposed_outside_scope;
   destroy_entry(e);
 }
 
 void dispose(Entry* e) {
-  if (e->impl.load(std::memory_order_acquire) == nullptr) return;  // idempotent
-  Statistics& st = me().stats;
-  if (on_this_thread(e)) {  // registered in one of this thread's scopes: leave it now
+  // Idempotent. (A lent entry another thread disposed keeps its share until
+  // its scope ends: Note [Lent references].)
+  const uintptr_t held = e->held.load(std::memory_order_acquire);
+  if (held == 0) return;
+  ThreadState& ts = me();
+  Statistics& st = ts.stats;
+  if (e->owner.load(std::memory_order_acquire) == ts.id) {
+    // Registered in one of this thread's scopes: leave it now.
     if (e->anchors.load(std::memory_order_acquire) == 2) {  // Note [Scope owner fast paths]
-      ImplRef r = take_sole(e, DisposedBy::kDispose);
+      e->held.store(0, std::memory_order_relaxed);
+      mark_disposed(e, DisposedBy::kDispose);
+      ImplRef r = e->share != nullptr ? settle_share(e) : ImplRef(kAdopt, impl_of(held));
       ++st.disposed_in_scope;
       unlink(e);
       e->anchors.store(1, std::memory_order_relaxed);  // the caller's handle keeps the entry
       return;  // `r` goes here: the reference is given back
     }
-    ImplRef r = take(e, DisposedBy::kDispose);
-    if (!r) return;
+    ImplRef r;
+    if (!take_owned(e, DisposedBy::kDispose, /*sole=*/false, &r)) {
+      return;  // another thread disposed it first; its share is settled at the scope's end
+    }
     ++st.disposed_in_scope;
     unlink(e);
     drop_anchor(e);  // the caller's handle keeps the entry alive
     return;
   }
-  // Detached, or registered on another thread (whose scope drops the empty entry).
+  // Detached, or registered on another thread (whose scope drops the empty
+  // entry, and settles its share if it was lent).
   const bool registered = e->owner.load(std::memory_order_acquire) != 0;
-  ImplRef r = take(e, DisposedBy::kDispose);
-  if (!r) return;  // someone else disposed it first: counts once
+  ImplRef r;
+  if (!take(e, DisposedBy::kDispose, &r)) return;  // someone else disposed it first: counts once
   if (registered) {
     ++st.disposed_in_scope;
   } else {
@@ -256,6 +388,7 @@ void move_to_outer(Entry* e) {
   if (outer != nullptr) {
     link(outer, e);
   } else {
+    unlend(e);
     ++me().stats.detached_from_scope;
     drop_anchor(e);
   }
@@ -265,6 +398,7 @@ void detach(Entry* e) {
   if (e->owner.load(std::memory_order_acquire) == 0) return;
   if (!on_this_thread(e)) throw_other_thread("detach_from_dispose_scope");
   unlink(e);
+  unlend(e);
   ++me().stats.detached_from_scope;
   drop_anchor(e);
 }
@@ -293,6 +427,7 @@ void hand_out(ScopeState* inner, Entry* e, const char* op) {
     link(inner->outer, e);
   } else if (unscoped_allowed(me())) {
     unlink(e);
+    unlend(e);
     ++me().stats.detached_from_scope;
     drop_anchor(e);
   } else {

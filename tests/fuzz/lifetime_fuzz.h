@@ -119,6 +119,7 @@ struct MStorage {
 struct MTensor {
   int storage = -1;
   int64_t refs = 0;  // references (ImplRefs) on the TensorImpl
+  int64_t pins = 0;  // what keeps it alive beyond them (scope: a lent entry another thread disposed)
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
 };
@@ -222,7 +223,7 @@ struct Model {
   }
   int new_tensor(int storage, std::vector<int64_t> sizes, std::vector<int64_t> strides) {
     storages[storage].tensors++;
-    tensors.push_back({storage, 0, std::move(sizes), std::move(strides)});
+    tensors.push_back({storage, 0, 0, std::move(sizes), std::move(strides)});
     return static_cast<int>(tensors.size()) - 1;
   }
   int new_ref(int tensor, int scope) {
@@ -237,14 +238,20 @@ struct Model {
     ref.live = false;
     ref.count = 0;
     MTensor& t = tensors[ref.tensor];
-    if (--t.refs == 0) storages[t.storage].tensors--;
+    if (--t.refs == 0 && t.pins == 0) storages[t.storage].tensors--;
+  }
+  // A pin keeps a tensor alive past its last reference (taken while it has one).
+  void pin(int tensor) { tensors[tensor].pins++; }
+  void unpin(int tensor) {
+    MTensor& t = tensors[tensor];
+    if (--t.pins == 0 && t.refs == 0) storages[t.storage].tensors--;
   }
   bool valid(int s) const { return slot[s] >= 0 && refs[slot[s]].live; }
   const MTensor& tensor_of(int s) const { return tensors[refs[slot[s]].tensor]; }
 
   int64_t live_tensors() const {
     int64_t n = 0;
-    for (const MTensor& t : tensors) n += t.refs > 0;
+    for (const MTensor& t : tensors) n += t.refs + t.pins > 0;
     return n;
   }
   int64_t live_storages() const {
@@ -268,6 +275,9 @@ struct Model {
 //   static void on_last_handle(Harness&, int s); // before slot s drops the last handle of a live ref
 //   static void extra(Harness&, Reader&);
 //   static void check_slot(Harness&, int s);     // policy-specific counters
+//   static void on_alias(Harness&, int a, int r); // ALIAS made model ref r from ref a
+//   static int64_t use_count(Harness&, int s);   // references on the slot's TensorImpl as the
+//                                                // model counts them (default: its use_count())
 //   static void sync(Harness&);                  // before each check: what the policy gave back on
 //                                                // its own (gc: finalized garbage) leaves the model
 //   static void finish(Harness&);                // end of program: give everything back
@@ -288,6 +298,8 @@ struct DefaultRules {
   // custody::release (idempotent), then the model drops the slot's reference.
   static void release(H& h, int s);
   static void check_slot(H&, int) {}
+  static int64_t use_count(H& h, int s) { return h.slots[s].impl().use_count(); }
+  static void on_alias(H&, int, int) {}
   static void sync(H&) {}
   static void finish(H&) {}
   static void settle() {}
@@ -493,7 +505,11 @@ struct Harness {
     const bool ok = m.valid(a);
     produce(
         d, ok, true, [&] { return slots[a].alias(); },
-        [&](const T&, const StatsSnapshot&) { return new_result_ref(m.refs[m.slot[a]].tensor); },
+        [&](const T&, const StatsSnapshot&) {
+          const int r = new_result_ref(m.refs[m.slot[a]].tensor);
+          R::on_alias(*this, m.slot[a], r);
+          return r;
+        },
         "alias");
   }
 
@@ -512,7 +528,7 @@ struct Harness {
           fail("slot " + std::to_string(s) + " should be valid: " + e.what());
         }
         if (n != Numel(mt.sizes)) fail("slot " + std::to_string(s) + ": numel differs");
-        const int64_t uc = slots[s].impl().use_count();
+        const int64_t uc = R::use_count(*this, s);
         if (uc != mt.refs) {
           fail("slot " + std::to_string(s) + ": TensorImpl use_count " + std::to_string(uc) +
                ", model " + std::to_string(mt.refs));
