@@ -87,6 +87,10 @@ ABSL_FLAG(bool, sites, true,
           "false: the memory pass without stacks");
 ABSL_FLAG(std::string, llama_checkpoint, "",
           "a llama2.c checkpoint for the llama workload; empty: seeded random weights");
+ABSL_FLAG(int64_t, ops_size, 0,
+          "ops: rows and columns of its state and weight (even); 0: 1024. Small sizes with many "
+          "--ops_tiny_ops make a round of handle and ownership costs");
+ABSL_FLAG(int64_t, ops_tiny_ops, 0, "ops: one-element ops per round; 0: 64");
 
 namespace custody::compare {
 namespace {
@@ -116,6 +120,13 @@ Options parse(int argc, char** argv) {
   if (flags::specified("out") && o.out_dir.empty()) flags::usage_error("--out is empty: name a directory");
   o.llama_checkpoint = absl::GetFlag(FLAGS_llama_checkpoint);
   o.sites = absl::GetFlag(FLAGS_sites);
+  if (flags::specified("ops_size")) {
+    o.ops_size = flags::at_least("ops_size", absl::GetFlag(FLAGS_ops_size), 2);
+    if (o.ops_size % 2 != 0) flags::usage_error("--ops_size must be even (a round views half the rows)");
+  }
+  if (flags::specified("ops_tiny_ops")) {
+    o.ops_tiny_ops = flags::at_least("ops_tiny_ops", absl::GetFlag(FLAGS_ops_tiny_ops), 2);
+  }
   if (o.out_dir.empty()) {
     const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     o.out_dir = ws != nullptr ? std::string(ws) + "/compare-out" : "compare-out";

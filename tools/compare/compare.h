@@ -30,6 +30,8 @@ struct Options {
   std::string out_dir;
   std::string llama_checkpoint;  // a llama2.c .bin file; empty: seeded random weights
   bool sites = true;  // record allocation sites in the memory pass (the held-dead report by site)
+  int64_t ops_size = 0;      // ops: rows = cols of its state; 0: the workload's default (1024)
+  int64_t ops_tiny_ops = 0;  // ops: one-element ops per round; 0: the workload's default (64)
 };
 
 // One workload under one policy (and gc mode), or the libtorch peer.

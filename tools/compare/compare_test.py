@@ -346,6 +346,30 @@ class CompareQuickTest(unittest.TestCase):
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
 
+class CompareOpsSizeTest(unittest.TestCase):
+    """--ops_size and --ops_tiny_ops: the ops workload made of handle and ownership costs."""
+
+    def test_small_ops_rounds(self):
+        out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        proc = subprocess.run([COMPARE, "--workloads=ops", "--ops_size=8", "--ops_tiny_ops=512", "--steps=4",
+                               "--contenders=tensor_ptr,gc:trigger_8MiB,libtorch", "--out=" + out],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("512 one-element ops, then views, exp/mean/div, matmul 4x8x8, tanh, in-place copy_ and "
+                      "mul_ on a 8x8 state", proc.stdout)
+        with open(os.path.join(out, "compare.json"), encoding="utf-8") as f:
+            results = json.load(f)["results"]
+        self.assertEqual(len(results), 1)
+        r = results[0]
+        self.assertEqual(r["shapes"], {"rows": 8, "cols": 8, "tiny_ops": 512})
+        runs = {c["name"]: c for c in r["contenders"]}
+        self.assertEqual(sorted(runs), ["gc:trigger_8MiB", "libtorch", "tensor_ptr"])
+        self.assertEqual(runs["tensor_ptr"]["lower_bound_bytes"], expected_live_set("ops", r["shapes"]))
+        for name in ("tensor_ptr", "gc:trigger_8MiB"):
+            self.assertEqual(runs[name]["leaked_bytes"], 0, name)
+            self.assertEqual(len(runs[name]["step_ms"]), 4, name)
+
+
 if __name__ == "__main__":
     POLICIES[:] = [p for p in sys.argv.pop(1).split("=", 1)[1].split(",") if p != "gc"]
     BACKENDS[:] = sys.argv.pop(1).split("=", 1)[1].split(",")

@@ -122,13 +122,18 @@ WorkloadPlan llama_plan(const Options& o) {
 template <class B, class Policies, bool kLibtorchPeer>
 WorkloadPlan ops_plan(const Options& o) {
   namespace ops = workloads::ops;
-  auto data = std::make_shared<const ops::OpsData>(ops::make_data(ops::OpsConfig{}));
+  ops::OpsConfig config;
+  if (o.ops_size > 0) config.rows = config.cols = o.ops_size;
+  if (o.ops_tiny_ops > 0) config.tiny_ops = o.ops_tiny_ops;
+  auto data = std::make_shared<const ops::OpsData>(ops::make_data(config));
   const ops::OpsData* d = data.get();
   WorkloadPlan p;
   p.name = "ops";
   p.unit = "round";
-  p.description = "64 one-element ops, then views, exp/mean/div, matmul 512x1024x1024, tanh, in-place "
-                  "copy_ and mul_ on a 1024x1024 state";
+  p.description = absl::StrFormat(
+      "%d one-element ops, then views, exp/mean/div, matmul %dx%dx%d, tanh, in-place copy_ and mul_ "
+      "on a %dx%d state",
+      config.tiny_ops, config.rows / 2, config.cols, config.cols, config.rows, config.cols);
   p.steps = o.steps > 0 ? o.steps : (o.quick ? 10 : 100);
   p.shapes = {{"rows", d->config.rows}, {"cols", d->config.cols}, {"tiny_ops", d->config.tiny_ops}};
   p.contenders = policy_contenders<B, Policies, ops::RunnerFor>(d);

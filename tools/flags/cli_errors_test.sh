@@ -27,6 +27,9 @@ expect_usage_error "--steps=99999999999999999999: Illegal value" "$compare" --st
 expect_usage_error "--steps=0: must be at least 1" "$compare" --steps=0
 expect_usage_error "unknown flag --stpes; the flags: " "$compare" --stpes=5
 expect_usage_error "--out is empty" "$compare" --out=
+expect_usage_error "--ops_size must be even" "$compare" --ops_size=7
+expect_usage_error "--ops_size=0: must be at least 2" "$compare" --ops_size=0
+expect_usage_error "--ops_tiny_ops=1: must be at least 2" "$compare" --ops_tiny_ops=1
 expect_usage_error "unexpected argument 'quick'" "$compare" quick
 expect_usage_error "--tokens=-1: must be at least 1" "$llama" --tokens=-1
 expect_usage_error "--tokens=abc: Illegal value 'abc'" "$llama" --tokens=abc
