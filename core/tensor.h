@@ -28,7 +28,9 @@
 // Every operation returns a fresh handle (a fresh reference), including
 // `alias()` and in-place ops (`add_` returns a new handle to the same
 // TensorImpl). Inputs are never consumed. What "fresh" costs and when it is
-// given back is the policy's contract (docs/design.md §5).
+// given back is the policy's contract (docs/design.md §5): under scope, an
+// alias is a fresh entry that may share its source's reference (Note [Lent
+// references], policies/scope/scope.h).
 //
 // Accessors use ATen/ExecuTorch names (`dim() numel() sizes() ...`). Data
 // pointers are backend addresses: reading them from the host is valid only on

@@ -24,9 +24,11 @@
 //    ends (its DisposeScope is destroyed or `dispose()`d), everything still
 //    registered in it is disposed. Scopes are dynamic: functions called inside
 //    register their tensors too, unless they open their own scope.
-//  * A handle refers to an *entry* (one reference on the tensor). Copying a
+//  * A handle refers to an *entry* (one reference on the tensor: its own, or
+//    its part of one its thread shares, Note [Lent references]). Copying a
 //    handle copies the reference to the same entry, as a C# reference does;
-//    the handle's destructor does not dispose a scoped tensor.
+//    the handle's destructor does not dispose a scoped tensor. `alias()` and
+//    the in-place ops make a new entry.
 //  * `t.dispose()` / `custody::release(t)` disposes early, idempotently
 //    (disposing twice counts once in the statistics).
 //  * `scope.dispose_everything()` disposes what is registered now and keeps
