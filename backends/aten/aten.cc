@@ -358,9 +358,13 @@ absl::StatusOr<void*> Aten::allocate(size_t bytes) {
 }
 
 void Aten::deallocate(void* p, size_t bytes) {
-  allocator()->raw_deallocate(p);
+  // Counted before the memory goes back: once libtorch has it, another thread
+  // may be given the same address and record its allocation, and a history
+  // with that allocation before this free pairs the free with the wrong block
+  // (the serve workload's cross-thread frees came out one short).
   stats().on_free(static_cast<int64_t>(bytes), p);
   stats().add_reserved(-static_cast<int64_t>(bytes));
+  allocator()->raw_deallocate(p);
 }
 
 absl::Status Aten::copy_to_host(void* dst, const void* src, size_t bytes) {

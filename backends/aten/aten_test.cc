@@ -36,8 +36,12 @@ std::atomic<int64_t> g_allocs{0};
 std::atomic<int64_t> g_frees{0};
 c10::Allocator* g_default = nullptr;
 
+// Called with each block as it goes back to libtorch, when a test sets it.
+void (*g_on_delete)(void*) = nullptr;
+
 void counting_delete(void* p) {
   g_frees.fetch_add(1);
+  if (g_on_delete != nullptr) g_on_delete(p);
   g_default->raw_deleter()(p);
 }
 
@@ -103,6 +107,32 @@ TEST(AtenAllocatorTest, StatsAreExact) {
   EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
   EXPECT_EQ(after.num_frees, before.num_frees + 2);
   EXPECT_EQ(after.reserved_bytes, before.reserved_bytes);
+}
+
+// The free is in the history before libtorch has the block back: after that,
+// another thread may be given the same address and record its allocation, and
+// an allocation recorded before the free of the block it reuses breaks every
+// analysis that pairs frees with allocations by address (tools/report).
+TEST(AtenAllocatorTest, FreeIsRecordedBeforeTheBlockGoesBack) {
+  static void* block = nullptr;
+  static int recorded_when_returned = -1;  // 1: the free was in the history then
+  absl::StatusOr<void*> p = Aten::allocate(4096);
+  ASSERT_TRUE(p.ok()) << p.status();
+  block = *p;
+  Aten::stats().record_history(true, /*with_sites=*/false);
+  g_on_delete = [](void* q) {
+    if (q != block) return;
+    recorded_when_returned = 0;
+    for (const MemoryEvent& e : Aten::stats().history()) {
+      if (e.address == block && e.kind == MemoryEventKind::kFree) recorded_when_returned = 1;
+    }
+  };
+  Aten::deallocate(block, 4096);
+  g_on_delete = nullptr;
+  Aten::stats().record_history(false, false);
+  Aten::stats().clear_history();
+  EXPECT_EQ(recorded_when_returned, 1) << "0: the block went back before its free was recorded; "
+                                          "-1: it did not go back through libtorch's allocator";
 }
 
 TEST(AtenAllocatorTest, ZeroBytesIsARealBlock) {
