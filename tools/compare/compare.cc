@@ -218,6 +218,13 @@ void print_table(const WorkloadResult& r) {
         gc ? absl::StrCat(m.collections) : "-", gc ? absl::StrCat(m.finalized) : "-",
         lines_of_code(r.plan.name, m.policy) > 0 ? absl::StrCat(lines_of_code(r.plan.name, m.policy)) : "-");
   }
+  for (const Measurement& m : r.runs) {
+    if (m.has_memory && m.held_dead.out_of_order_allocs > 0) {
+      std::cerr << "warning: " << m.contender << " on " << r.backend << ": " << m.held_dead.out_of_order_allocs
+                << " allocations recorded before the free of the block they reuse; the backend records "
+                   "frees late, and this row's memory figures are not exact\n";
+    }
+  }
   print_figures(r);
   std::cout.flush();
 }
@@ -323,7 +330,8 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
           << ", \"peak_bytes\": " << h.peak_bytes << ", \"peak_step\": " << json_number(h.peak_step)
           << ", \"dead_at_peak_bytes\": " << h.dead_at_peak_bytes << ", \"collections\": " << h.collections
           << ", \"awaiting_collection_byte_steps\": " << json_number(h.awaiting_collection_byte_steps)
-          << ", \"cross_thread_frees\": " << h.cross_thread_frees;
+          << ", \"cross_thread_frees\": " << h.cross_thread_frees
+          << ", \"out_of_order_allocs\": " << h.out_of_order_allocs;
         const auto by_category = [&f](const char* key, const auto& values) {
           f << ", \"" << key << "\": {";
           for (int k = 0; k < kNumMemoryCategories; ++k) {

@@ -315,6 +315,16 @@ class CompareQuickTest(unittest.TestCase):
             self.assertAlmostEqual(serve["manual"]["metric"], serve["libtorch"]["metric"],
                                    delta=1e-5 * abs(serve["libtorch"]["metric"]))
 
+    def test_histories_in_order(self):
+        # Every free recorded before its address could be given out again (the
+        # serve workload frees on other threads): otherwise frees pair with the
+        # wrong blocks and the memory figures are wrong.
+        for (workload, backend), r in self.results.items():
+            for c in r["contenders"]:
+                if c["policy"]:
+                    self.assertEqual(c["held_dead"]["out_of_order_allocs"], 0,
+                                     "%s/%s/%s" % (workload, backend, c["name"]))
+
     def test_serve(self):
         for b in BACKENDS:
             r = self.results[("serve", b)]

@@ -170,7 +170,10 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
     const auto it = open.find(e.address);
     switch (e.kind) {
       case MemoryEventKind::kAlloc:
-        if (it != open.end()) close(it->second, i);  // reused without a recorded free
+        if (it != open.end()) {  // reused without a recorded free
+          close(it->second, i);
+          ++out.out_of_order_allocs;
+        }
         open[e.address] = allocs.size();
         allocs.push_back({i, i, n, e.bytes, &e.site, e.category});
         live += e.bytes;

@@ -84,6 +84,11 @@ struct HeldDead {
   int64_t collections = 0;           // kCollection events recorded
   double awaiting_collection_byte_steps = 0;  // of held_dead_byte_steps, at most
   int64_t cross_thread_frees = 0;    // allocations freed on another thread than the one that made them
+  // Allocations recorded at an address whose last block had no free recorded
+  // yet: a recorder that logs a free after giving the block back (another
+  // thread reused the address first). Each one pairs a later free with the
+  // wrong block, so every figure above is suspect unless this is 0.
+  int64_t out_of_order_allocs = 0;
   std::array<int64_t, kNumMemoryCategories> peak_by_category{};  // alive at the peak
   std::array<int64_t, kNumMemoryCategories> dead_at_peak_by_category{};
   std::array<double, kNumMemoryCategories> held_dead_by_category{};  // byte-steps

@@ -285,7 +285,26 @@ TEST(HeldDeadTest, CountsTheFreesMadeOnAnotherThread) {
   stats.record_history(false);
   const std::vector<MemoryEvent> history = stats.history();
   stats.clear_history();
-  EXPECT_EQ(held_dead(history).cross_thread_frees, 2);
+  const HeldDead r = held_dead(history);
+  EXPECT_EQ(r.cross_thread_frees, 2);
+  EXPECT_EQ(r.out_of_order_allocs, 0);
+}
+
+// A free recorded after its address was given out again (a recorder out of
+// order) is counted, not silently paired with the new block.
+TEST(HeldDeadTest, CountsAllocationsAtAnAddressStillOpen) {
+  int a = 0, b = 0;
+  const std::vector<MemoryEvent> in_order = {
+      event(MemoryEventKind::kMark),          event(MemoryEventKind::kAlloc, 8, &a),
+      event(MemoryEventKind::kFree, 8, &a),   event(MemoryEventKind::kAlloc, 8, &a),
+      event(MemoryEventKind::kAlloc, 8, &b),  event(MemoryEventKind::kFree, 8, &a),
+      event(MemoryEventKind::kFree, 8, &b),   event(MemoryEventKind::kMark),
+  };
+  EXPECT_EQ(held_dead(in_order).out_of_order_allocs, 0);
+  std::vector<MemoryEvent> late = in_order;
+  std::swap(late[2], late[3]);  // the second block's allocation before the first's free
+  // The late free closes the second block: the peak comes out 8, not 16.
+  EXPECT_EQ(held_dead(late).out_of_order_allocs, 1);
 }
 
 }  // namespace
