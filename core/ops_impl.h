@@ -856,7 +856,7 @@ ImplRef Ops<B>::index_select(const TensorImpl& t, int64_t dim, const TensorImpl&
     if (dim != 0 && dim != -1) ValueOrThrow(wrap_dim(dim, 0, op));  // "dim out of range" as for any 0-dim op
     ImplRef one = make_view(t, Dims{1}, Dims{1}, t.storage_offset());
     ImplRef r = index_select(*one, 0, index, op);
-    return make_view(*r, Dims{}, Dims{}, r->storage_offset());
+    return make_view(*r, IntSpan(), IntSpan(), r->storage_offset());  // 0-dim
   }
   const int64_t d = ValueOrThrow(wrap_dim(dim, t.dim(), op));
   ImplRef idx = to_dtype(index, ScalarType::Long, op);

@@ -58,6 +58,9 @@ class Linear : public Module<T> {
   Linear(T weight, std::optional<T> bias) : weight_(std::move(weight)), has_bias_(bias.has_value()) {
     if (bias) bias_ = std::move(*bias);
   }
+  // The same without a bias. (With std::nullopt converted to an optional, GCC's
+  // -Wmaybe-uninitialized at -O1 took the move above for a read of the empty one.)
+  Linear(T weight, std::nullopt_t) : weight_(std::move(weight)), has_bias_(false) {}
 
   T forward(const T& x) const override {
     const CategoryScope activation(MemoryCategory::kActivation);
