@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""README's option lists stay true (Note [Flags], tools/flags/flags.h): for each program, the flags
-its `--helpfull` lists for its own source file, with their defaults, are exactly the rows of the
-README table between `<!-- options: NAME -->` and `<!-- /options -->`.
+"""The documented option lists stay true (Note [Flags], tools/flags/flags.h): for each program, the
+flags its `--helpfull` lists for its own source file, with their defaults, are exactly the rows of the
+table between `<!-- options: NAME -->` and `<!-- /options -->` in the docs given (docs/reference.md).
+Each table must be in exactly one of them.
 
-    readme_options_test.py README.md NAME=BINARY=SOURCE ...
+    readme_options_test.py DOC.md... NAME=BINARY=SOURCE ...
 """
 
 import re
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import unittest
 
-README = ""
+DOCS = {}  # path -> text
 PROGRAMS = []  # (name, binary, source)
 
 
@@ -42,9 +43,14 @@ def helpfull_flags(binary, source):
 
 
 def readme_flags(name):
-    m = re.search(r"<!-- options: %s -->\n(.*?)<!-- /options -->" % re.escape(name), README, re.S)
-    if not m:
-        raise AssertionError("README has no options table for %s" % name)
+    pattern = r"<!-- options: %s -->\n(.*?)<!-- /options -->" % re.escape(name)
+    found = [(path, m) for path, text in DOCS.items() for m in re.finditer(pattern, text, re.S)]
+    if not found:
+        raise AssertionError("no options table for %s in %s" % (name, ", ".join(DOCS)))
+    if len(found) > 1:
+        raise AssertionError("%d options tables for %s (in %s): keep one" %
+                             (len(found), name, ", ".join(path for path, _ in found)))
+    m = found[0][1]
     flags = {}
     for row in m.group(1).splitlines():
         rm = re.match(r"\| `--(\w+)` \| `(.*?)` \|", row)
@@ -59,12 +65,14 @@ class ReadmeOptionsTest(unittest.TestCase):
         for name, binary, source in PROGRAMS:
             with self.subTest(program=name):
                 self.assertEqual(readme_flags(name), helpfull_flags(binary, source),
-                                 "README's table for %s vs its --helpfull" % name)
+                                 "the documented table for %s vs its --helpfull" % name)
 
 
 if __name__ == "__main__":
-    with open(sys.argv.pop(1), encoding="utf-8") as f:
-        README = f.read()
+    while len(sys.argv) > 1 and "=" not in sys.argv[1] and not sys.argv[1].startswith("-"):
+        path = sys.argv.pop(1)
+        with open(path, encoding="utf-8") as f:
+            DOCS[path] = f.read()
     while len(sys.argv) > 1 and "=" in sys.argv[1]:
         PROGRAMS.append(tuple(sys.argv.pop(1).split("=", 2)))
     unittest.main()
