@@ -143,6 +143,9 @@ struct RandomParams {
 //                             binary_scalar, unary, where, reduce, softmax,
 //                             matmul (batched 3-D), index_select, random
 //
+// allocate .. stats and the kernels are the lists of Note [The kernel
+// interface, declared once] below.
+//
 // Note [Device contract]
 // ~~~~~~~~~~~~~~~~~~~~~~
 // What core and the policies may assume of any backend, host or device:
@@ -165,7 +168,8 @@ struct RandomParams {
 //    peak are exact); reserved_bytes counts what the backend holds from the
 //    system or driver, cached blocks included (>= in use). Core counts the
 //    rest: on_retry when a reclaimer freed enough for a second try, on_oom on
-//    the final failure (core/ops_impl.h: allocate_with_retry), and tensors.
+//    the final failure (core/ops_impl_factories.h: allocate_with_retry), and
+//    tensors.
 //  * Bad indices. index_select (and ops built on it, e.g. embedding) may find
 //    an out-of-range index only where the index lives: a host backend checks
 //    before it reads (host::check_indices), a device backend on the device,
@@ -185,29 +189,78 @@ struct RandomParams {
 absl::Status index_out_of_range(const char* op, int64_t index, int64_t dim, int64_t size,
                                 IntSpan input_sizes);
 
+// Note [The kernel interface, declared once]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Every function a backend implements the same way is one entry of the lists
+// below, as c10's AT_FORALL_SCALAR_TYPES lists dtypes: the Backend concept,
+// each backend's declarations (CUSTODY_DECLARE_BACKEND_FUNCTIONS in the
+// struct) and generated forwarding (backends/opaque) expand them, so adding an
+// op is its entry here plus each backend's definition. An entry is
+//
+//   X(return type, name, (parameters), (arguments), op label)
+//
+// where the arguments name the parameters in order (for code that forwards a
+// call) and the label is the op as the user called it, for error messages
+// (a BinaryOp's own name, "log_softmax" for softmax with log set).
+// What differs between backends stays written in each: name, device(),
+// available() and synchronize() (often inline), and each backend's extras.
+#define CUSTODY_FORALL_MEMORY_FUNCTIONS(X)                                                      \
+  X(absl::StatusOr<void*>, allocate, (size_t bytes), (bytes), "allocate")                       \
+  X(void, deallocate, (void* p, size_t bytes), (p, bytes), "deallocate")                        \
+  X(absl::Status, copy_to_host, (void* dst, const void* src, size_t bytes), (dst, src, bytes),  \
+    "copy_to_host")                                                                             \
+  X(absl::Status, copy_from_host, (void* dst, const void* src, size_t bytes), (dst, src, bytes),\
+    "copy_from_host")                                                                           \
+  X(MemoryStats&, stats, (), (), "stats")
+
+#define CUSTODY_FORALL_KERNELS(X)                                                               \
+  X(absl::Status, copy, (const KernelView& dst, const KernelView& src), (dst, src), "copy")     \
+  X(absl::Status, fill, (const KernelView& dst, const Scalar& value), (dst, value), "fill")     \
+  X(absl::Status, binary,                                                                       \
+    (BinaryOp op, const KernelView& out, const KernelView& a, const KernelView& b),             \
+    (op, out, a, b), op_name(op))                                                               \
+  X(absl::Status, binary_scalar,                                                                \
+    (BinaryOp op, const KernelView& out, const KernelView& a, const Scalar& s,                  \
+     bool scalar_first),                                                                        \
+    (op, out, a, s, scalar_first), op_name(op))                                                 \
+  X(absl::Status, unary, (UnaryOp op, const KernelView& out, const KernelView& in),             \
+    (op, out, in), op_name(op))                                                                 \
+  X(absl::Status, where,                                                                        \
+    (const KernelView& out, const KernelView& cond, const KernelView& a, const KernelView& b),  \
+    (out, cond, a, b), "where")                                                                 \
+  X(absl::Status, reduce, (ReduceOp op, const KernelView& out, const KernelView& in),           \
+    (op, out, in), op_name(op))                                                                 \
+  X(absl::Status, softmax, (const KernelView& out, const KernelView& in, int64_t dim, bool log),\
+    (out, in, dim, log), log ? "log_softmax" : "softmax")                                       \
+  X(absl::Status, matmul, (const KernelView& out, const KernelView& a, const KernelView& b),    \
+    (out, a, b), "matmul")                                                                      \
+  X(absl::Status, index_select,                                                                 \
+    (const KernelView& out, const KernelView& in, int64_t dim, const KernelView& index),        \
+    (out, in, dim, index), "index_select")                                                      \
+  X(absl::Status, random, (const KernelView& out, RandomDist dist, const RandomParams& params), \
+    (out, dist, params), "random")
+
+// `(a, b)` -> `a, b`: an entry's parenthesized arguments as a call's.
+#define CUSTODY_UNPARENTHESIZE(...) __VA_ARGS__
+
+// In a backend's struct: the static declarations of both lists.
+#define CUSTODY_DECLARE_BACKEND_FUNCTION(Ret, name, params, args, label) static Ret name params;
+#define CUSTODY_DECLARE_BACKEND_FUNCTIONS()                        \
+  CUSTODY_FORALL_MEMORY_FUNCTIONS(CUSTODY_DECLARE_BACKEND_FUNCTION) \
+  CUSTODY_FORALL_KERNELS(CUSTODY_DECLARE_BACKEND_FUNCTION)
+
+// The concept requires each entry with exactly its signature.
+#define CUSTODY_BACKEND_REQUIREMENT(Ret, name, params, args, label) \
+  static_cast<Ret(*) params>(&B::name);
+
 template <class B>
-concept Backend = requires(void* p, const void* cp, size_t n, const KernelView& v, Scalar s,
-                           int64_t d, bool flag, const RandomParams& rp) {
+concept Backend = requires {
   { B::name } -> std::convertible_to<const char*>;
   { B::device() } -> std::same_as<Device>;
   { B::available() } -> std::same_as<bool>;
-  { B::allocate(n) } -> std::same_as<absl::StatusOr<void*>>;
-  { B::deallocate(p, n) };
-  { B::copy_to_host(p, cp, n) } -> std::same_as<absl::Status>;
-  { B::copy_from_host(p, cp, n) } -> std::same_as<absl::Status>;
   { B::synchronize() } -> std::same_as<absl::Status>;
-  { B::stats() } -> std::same_as<MemoryStats&>;
-  { B::copy(v, v) } -> std::same_as<absl::Status>;
-  { B::fill(v, s) } -> std::same_as<absl::Status>;
-  { B::binary(BinaryOp::kAdd, v, v, v) } -> std::same_as<absl::Status>;
-  { B::binary_scalar(BinaryOp::kAdd, v, v, s, flag) } -> std::same_as<absl::Status>;
-  { B::unary(UnaryOp::kNeg, v, v) } -> std::same_as<absl::Status>;
-  { B::where(v, v, v, v) } -> std::same_as<absl::Status>;
-  { B::reduce(ReduceOp::kSum, v, v) } -> std::same_as<absl::Status>;
-  { B::softmax(v, v, d, flag) } -> std::same_as<absl::Status>;
-  { B::matmul(v, v, v) } -> std::same_as<absl::Status>;
-  { B::index_select(v, v, d, v) } -> std::same_as<absl::Status>;
-  { B::random(v, RandomDist::kUniform, rp) } -> std::same_as<absl::Status>;
+  CUSTODY_FORALL_MEMORY_FUNCTIONS(CUSTODY_BACKEND_REQUIREMENT)
+  CUSTODY_FORALL_KERNELS(CUSTODY_BACKEND_REQUIREMENT)
 };
 
 // Kernel argument conventions:

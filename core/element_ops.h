@@ -3,8 +3,8 @@
 // core/element_ops.h — what one element of each op computes, ATen's semantics,
 // for every backend: the CPU loops (backends/host/loops.h) and the
 // CUDA kernels (backends/cuda/internal/kernels.cu) call these same functions,
-// so a value is computed by one definition whatever the backend (README: "same
-// ops, same errors, same numbers").
+// so a value is computed by one definition whatever the backend (README: "the
+// same ops, the same errors and the same numbers").
 //
 //   convert<To>(v)        dtype conversion: float -> int truncates toward zero;
 //                         out-of-range values and NaN give libtorch's (x86-64)

@@ -7,9 +7,12 @@
 //
 // When tracking is on, a policy calls `capture()` where it creates (or frees) a
 // reference and keeps the returned `Site`; leak reports and LifetimeErrors
-// print it. Note [Raw frames]: a Site holds only the program counters
-// absl::GetStackTrace returns (one allocation, cheap to copy); they are
-// symbolized with absl::Symbolize only when a report or an error message is
+// print it.
+//
+// Note [Raw frames]
+// ~~~~~~~~~~~~~~~~~
+// A Site holds only the program counters absl::GetStackTrace returns (one
+// allocation, cheap to copy); they are symbolized with absl::Symbolize only when a report or an error message is
 // actually produced (`describe`, `Site::to_string`). Capturing costs well under
 // a microsecond; symbolizing a site costs tens of microseconds, paid only for
 // the sites a message prints. A consequence: a frame in a shared library

@@ -164,7 +164,7 @@ void MemoryStats::on_alloc(int64_t bytes, const void* address) {
 // goes back to the allocator underneath or into a cache another thread takes
 // from): the history pairs frees with allocations by address, and a free
 // recorded after another thread's allocation at the same address pairs with
-// the wrong block (tools/report's HeldDead::out_of_order_allocs counts it).
+// the wrong block (custody/report's HeldDead::out_of_order_allocs counts it).
 void MemoryStats::on_free(int64_t bytes, const void* address) {
   internal::ThreadStatsBlock::add(block()->frees, 1);
   bytes_in_use_.fetch_sub(bytes, std::memory_order_relaxed);

@@ -44,10 +44,10 @@ enum class MemoryEventKind : uint8_t { kAlloc, kFree, kTensorCreated, kTensorDes
 // category in effect when it was made (CategoryScope below). core/nn sets them
 // (parameters in VarStore, activations in module forwards, gradients in the
 // backward functions, optimizer state in the optimizers), host data copied in
-// (from_vector, from_blob copies) is an input; tools/report refines the rest
-// from the history (Note [Memory categories], tools/report/held_dead.h).
+// (from_vector, from_blob copies) is an input; custody/report refines the rest
+// from the history (Note [Memory categories], custody/report/held_dead.cc).
 enum class MemoryCategory : uint8_t {
-  kUnknown,  // nothing said: tools/report calls it an activation or a temporary
+  kUnknown,  // nothing said: custody/report calls it an activation or a temporary
   kParameter,
   kOptimizerState,
   kInput,

@@ -28,8 +28,8 @@ struct TensorBlock {
 
 // Up to 1024 freed blocks per thread (~250 KiB): a scope's end, or a gc
 // collection, frees its tensors' blocks at once, and the next step takes them
-// back from here instead of from malloc (1000 tensors per scope: 189 -> 135 ns
-// per empty({1}) under scope, policy_benchmark's inner_scope_every_1000).
+// back from here instead of from malloc (policy_benchmark's
+// inner_scope_every_1000 cases measure it; docs/decisions.md).
 using BlockCache = ThreadObjectCache<TensorBlock, 1024>;
 
 TensorBlock* TensorBlock::make() {
@@ -146,16 +146,17 @@ void TensorImpl::Destroy(TensorImpl* t) {
     return;
   }
   // Note [A tensor's death without RMWs]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
   // Its Storage in the same block and referenced by it alone (an acquire load
   // reads 1: every other reference was given back by a release decrement, and
   // none can be made, as a reference is only copied from one its copier
   // holds): both parts die here and nothing else can reach either, so the
   // Storage's count and the block's part count are not decremented. A
-  // short-lived tensor's death took four locked instructions (its TensorImpl's
-  // count, its Storage's, the block's two parts); now the TensorImpl's only.
-  // (Skipping that one too, by the same load in RefCounted::release_ref(),
-  // made a release that is not the last 3-5 ns slower: alias + dispose is the
-  // policies' hottest path, so it keeps its single decrement.)
+  // short-lived tensor's death costs one locked instruction, its TensorImpl's
+  // count, instead of four (that count, its Storage's, the block's two parts).
+  // RefCounted::release_ref() keeps its decrement: the same load there would
+  // slow every release that is not the last, and alias + dispose, the
+  // policies' hottest path, is such a release (docs/decisions.md).
   if (Storage* s = t->storage_.get();
       s != nullptr && s->block_ == b && s->use_count() == 1) {
     Storage* storage = t->storage_.leak();

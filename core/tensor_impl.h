@@ -87,7 +87,8 @@ class SizesAndStrides {
 // destroyed in place when its own count reaches zero, and the block is freed
 // when the second part goes (a count of live parts, 2 at birth; acq_rel, so
 // both destructors happen-before the free). Views and from_blob tensors
-// allocate their TensorImpl alone, as before.
+// allocate their TensorImpl alone (a view's Storage exists already; a
+// from_blob tensor's borrowed Storage is allocated on its own).
 class TensorImpl final : public RefCounted {
  public:
   // `sizes`/`strides` must already be validated (see core/ops.h).
@@ -152,7 +153,7 @@ class TensorImpl final : public RefCounted {
   // InvalidArgument unless `data` is aligned to the element size.
   void set_data(void* data);
 
-  // Metadata changes used by resize (core/ops_impl.h); not for general use.
+  // Metadata changes used by resize (core/ops_impl_factories.h); not for general use.
   void set_sizes_contiguous(IntSpan sizes, int64_t numel);
   void set_storage(Ref<Storage> storage, int64_t capacity);
 

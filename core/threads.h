@@ -13,7 +13,7 @@
 // cores this process may run on (sched_getaffinity) — and each CPU backend
 // re-applies it on the calling thread before it runs a parallel kernel (one
 // thread-local read when it already holds). Core only decides the number; the
-// backends own the OpenMP calls. See README, "Threads", for OpenBLAS.
+// backends own the OpenMP calls. See docs/reference.md, "Threads", for OpenBLAS.
 
 #ifndef CUSTODY_CORE_THREADS_H_
 #define CUSTODY_CORE_THREADS_H_

@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "custody/tensor.h"
-#include "tools/report/session.h"
+#include "custody/report/session.h"
 
 namespace custody::report {
 namespace {

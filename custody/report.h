@@ -25,14 +25,14 @@
 // end (leaks, with their sites). Recording costs about a microsecond per
 // allocation and an event per kernel operand: for diagnosis, not production.
 // Sites are named by the first frame outside namespace custody (Note [Folding
-// sites], tools/report/held_dead.cc).
+// sites], custody/report/held_dead.cc).
 
 #ifndef CUSTODY_CUSTODY_REPORT_H_
 #define CUSTODY_CUSTODY_REPORT_H_
 
 #include <string>
 
-#include "tools/report/held_dead.h"
+#include "custody/report/held_dead.h"
 
 namespace custody::report {
 

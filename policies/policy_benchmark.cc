@@ -16,7 +16,7 @@
 //   scope:<b>:inner_scope_every_1000   no release; a fresh inner dispose scope every 1000 iterations
 //   gc:<b>:release_trigger_8MiB        release right away, with the pressure trigger (8 MiB) set:
 //                                      libgc's own collections come less often under a trigger
-//                                      (Note [The collector's own schedule under a trigger], gc.cc)
+//                                      (Note [The collector's own schedule under a trigger], gc/schedule.cc)
 //   gc:<b>:collect_every_1000          no release; gc::collect() every 1000 iterations
 //   gc:<b>:trigger_8MiB                no release; the pressure trigger (8 MiB) collects
 // and the peers `libtorch` (at::Tensor copy, at::empty({1}), a + b; the
@@ -31,16 +31,16 @@
 
 #include "benchmark/benchmark.h"
 #include "policies/gc/benchmark_counters.h"
-#include "testing/all_policies.h"
-#include "testing/host_backends.h"
-#include "tools/bench/bench_util.h"
-#include "tools/bench/libtorch_peers.h"
+#include "custody/lists/all_policies.h"
+#include "custody/lists/all_host_backends.h"
+#include "testing/bench/bench_util.h"
+#include "testing/bench/libtorch_peers.h"
 
 namespace custody::bench {
 namespace {
 
-using custody::testing::AllPolicies;
-using custody::testing::HostBackends;
+using custody::lists::AllPolicies;
+using custody::lists::AllHostBackends;
 
 constexpr int64_t kBulkEvery = 1000;
 
@@ -161,7 +161,7 @@ void add_with_variants(const std::string& case_name, Body body, bool gc_variants
   add_peer("empty_1", "libtorch", &libtorch::empty_release, int64_t{1});
   add_peer("tiny_add", "libtorch", &libtorch::add, int64_t{1});
   add_peer("tiny_add", "libtorch_inference_mode", &libtorch::add_inference_mode, int64_t{1});
-  for_each_tensor<AllPolicies, HostBackends>([]<class T>() {
+  for_each_tensor<AllPolicies, AllHostBackends>([]<class T>() {
     add("handle_copy", contender<T>(), handle_copy<T>);
     add_with_variants<T>("alias_release", alias_release<T>, /*gc_variants=*/false);
     add_with_variants<T>("empty_1", empty_1<T>, /*gc_variants=*/false);

@@ -13,13 +13,13 @@
 #include "benchmark/benchmark.h"
 #include "core/sites.h"
 #include "core/tensor.h"
-#include "testing/all_policies.h"
-#include "tools/bench/bench_util.h"
+#include "custody/lists/all_policies.h"
+#include "testing/bench/bench_util.h"
 
 namespace custody::bench {
 namespace {
 
-using custody::testing::AllPolicies;
+using custody::lists::AllPolicies;
 
 template <AnyTensor T>
 void create_release(benchmark::State& state, bool tracking) {

@@ -6,7 +6,7 @@
 //  * Skips the test with a clear message when the backend is unavailable
 //    (e.g. cuda on a machine without a GPU).
 //  * Holds the policy's test idiom for the whole body (`PolicyIdiom<Policy>`,
-//    testing/policy_idiom.h, defined in policies/<name>/testing.h:
+//    core/policy_idiom.h, defined in policies/<name>/testing.h:
 //    nothing for tensor_ptr, a dispose scope for scope, ...).
 //  * G6: after the body and the idiom's cleanup, live tensors, live storages and
 //    bytes in use are back exactly at their values before the test.
@@ -33,7 +33,7 @@
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "testing/device.h"
-#include "testing/policy_idiom.h"
+#include "core/policy_idiom.h"
 
 namespace custody::testing {
 

@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // workloads/generic.h — your own workload under every policy from one body
-// (README, "Your own workload"). Write the model once, against any tensor
+// (docs/reference.md, "Your own workload"). Write the model once, against any tensor
 // type T, and let each policy's default idiom own the step's tensors:
 //
 //   struct Tiny {                               // the workload: names and host data
@@ -39,8 +39,10 @@
 //   dispose     every tensor the step made disposed at its end
 //   manual      every reference the step made freed at its end
 //   gc          a collection after each step, or the pressure trigger, or
-//               neither (the compare tool's three gc contenders)
-// (the idiom of PolicyIdiom<P>::Guard, testing/policy_idiom.h, for all but gc).
+//               neither (the compare tool's three contenders of a policy
+//               that collects)
+// (the idiom of PolicyIdiom<P>::Guard, core/policy_idiom.h, for a policy that
+// does not collect; its collector's hooks for one that does).
 //
 // A policy-specific version replaces the generic one by specializing
 // OwnRunner for that policy, in a header the custody_workload macro lists in
@@ -57,8 +59,7 @@
 #include "core/nn/var_store.h"
 #include "core/policy_traits.h"
 #include "core/tensor.h"
-#include "policies/gc/gc.h"
-#include "testing/policy_idiom.h"
+#include "core/policy_idiom.h"
 #include "workloads/libtorch_tensor.h"
 #include "workloads/workload.h"
 
@@ -96,9 +97,9 @@ class GenericRunner : public Runner {
   using T = BasicTensor<P, B>;
   using Model = typename W::template Model<T>;
 
-  GenericRunner(const typename W::Data& d, const RunOptions& o) : mode_(o.gc_mode) {
+  GenericRunner(const typename W::Data& d, const RunOptions& o) : mode_(o.collect_mode) {
     if constexpr (Idiom::kCollects) {
-      if (mode_ == GcMode::kPressureTrigger) trigger_.emplace(o.gc_trigger_bytes);
+      if (mode_ == CollectMode::kPressureTrigger) trigger_.emplace(o.trigger_bytes);
     }
     [[maybe_unused]] typename PolicyTraits<P>::Unscoped set_up;  // state outlives every scope
     params_ = std::make_unique<nn::VarStore<T>>();
@@ -109,7 +110,7 @@ class GenericRunner : public Runner {
   void step() override {
     if constexpr (Idiom::kCollects) {
       metric_ = model_->step();
-      if (mode_ == GcMode::kCollectEveryStep) gc::collect();
+      if (mode_ == CollectMode::kCollectEveryStep) Idiom::collect();
     } else {
       // scope: a dispose scope; dispose, manual: what the step made is given back at its end.
       [[maybe_unused]] typename Idiom::Guard step_end;
@@ -122,15 +123,15 @@ class GenericRunner : public Runner {
     params_.reset();
     if constexpr (Idiom::kCollects) {
       trigger_.reset();
-      if (!finished_) gc::collect();  // what is left of the steps' garbage
+      if (!finished_) Idiom::collect();  // what is left of the steps' garbage
     }
     finished_ = true;
   }
 
  private:
-  using Idiom = testing::PolicyIdiom<P>;
-  GcMode mode_;
-  std::optional<gc::ScopedPressureTrigger> trigger_;
+  using Idiom = PolicyIdiom<P>;
+  CollectMode mode_;
+  std::optional<typename Idiom::PressureTrigger> trigger_;
   std::unique_ptr<nn::VarStore<T>> params_;
   std::unique_ptr<Model> model_;
   double metric_ = 0;

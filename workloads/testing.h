@@ -19,10 +19,10 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "testing/all_policies.h"
-#include "testing/host_backends.h"
-#include "testing/policy_idiom.h"
-#include "testing/type_list.h"
+#include "custody/lists/all_policies.h"
+#include "custody/lists/all_host_backends.h"
+#include "core/policy_idiom.h"
+#include "custody/lists/type_list.h"
 #include "workloads/workload.h"
 
 namespace custody::workloads::testing {
@@ -33,12 +33,12 @@ void run_one(const std::string& name, const Data& data, const RunOptions& option
   const StatsSnapshot before = B::stats().snapshot();
   {
     // On any thread: a runner's threads (serve's workers) have ended with its finish().
-    [[maybe_unused]] typename custody::testing::PolicyIdiom<P>::Reap reap(custody::testing::kAllThreads);
+    [[maybe_unused]] typename custody::PolicyIdiom<P>::Reap reap(custody::kAllThreads);
     R runner(data, options);
     check(name + ":" + B::name, static_cast<Runner&>(runner));
     runner.finish();
   }
-  using Idiom = custody::testing::PolicyIdiom<P>;
+  using Idiom = custody::PolicyIdiom<P>;
   EXPECT_LE(Idiom::last_reaped(), Idiom::kScanKeeps)
       << "references the run left to its Reap: more than the conservative scan keeps (a leak)";
   const StatsSnapshot after = B::stats().snapshot();
@@ -50,9 +50,9 @@ void run_one(const std::string& name, const Data& data, const RunOptions& option
 template <template <class, class> class RunnerFor, class Data, class Check>
 void for_each_runner(const Data& data, Check&& check) {
   RunOptions options;
-  options.gc_mode = GcMode::kCollectEveryStep;  // for the policies that collect
-  custody::testing::for_each_type(custody::testing::HostBackends{}, [&]<class B>() {
-    custody::testing::for_each_type(custody::testing::AllPolicies{}, [&]<class P>() {
+  options.collect_mode = CollectMode::kCollectEveryStep;  // for the policies that collect
+  custody::lists::for_each_type(custody::lists::AllHostBackends{}, [&]<class B>() {
+    custody::lists::for_each_type(custody::lists::AllPolicies{}, [&]<class P>() {
       run_one<P, RunnerFor<P, B>, B>(P::name, data, options, check);
     });
   });

@@ -4,13 +4,13 @@
 
 namespace custody::workloads {
 
-const char* gc_mode_name(GcMode mode) {
+const char* collect_mode_name(CollectMode mode) {
   switch (mode) {
-    case GcMode::kPressureTrigger:
+    case CollectMode::kPressureTrigger:
       return "trigger";
-    case GcMode::kCollectEveryStep:
+    case CollectMode::kCollectEveryStep:
       return "collect_every_step";
-    case GcMode::kNeither:
+    case CollectMode::kNeither:
       return "no_collection";
   }
   return "?";

@@ -22,18 +22,19 @@
 
 namespace custody::workloads {
 
-// How the gc idiom gives memory back (ignored by the other policies):
-enum class GcMode {
-  kPressureTrigger,   // only gc::ScopedPressureTrigger(trigger_bytes) collects
-  kCollectEveryStep,  // gc::collect() after every step (and no trigger)
+// How a collecting policy's idiom gives memory back (PolicyIdiom::kCollects,
+// core/policy_idiom.h; ignored by the other policies):
+enum class CollectMode {
+  kPressureTrigger,   // only the idiom's PressureTrigger(trigger_bytes) collects
+  kCollectEveryStep,  // a collection after every step (and no trigger)
   kNeither,           // nothing collects: technique 1 as TorchSharp's guide warns
 };
 
 struct RunOptions {
-  GcMode gc_mode = GcMode::kPressureTrigger;
-  int64_t gc_trigger_bytes = int64_t{8} << 20;
+  CollectMode collect_mode = CollectMode::kPressureTrigger;
+  int64_t trigger_bytes = int64_t{8} << 20;
   // A deliberately wasteful variant of the idiom, for the held-dead report's
-  // tests (tools/report): mlp's dispose idiom keeps the hidden activation to
+  // tests (custody/report): mlp's dispose idiom keeps the hidden activation to
   // the end of the step instead of disposing it after its last use. Others
   // ignore it.
   bool wasteful = false;
@@ -62,7 +63,7 @@ class Runner {
   virtual std::vector<Figure> figures() const { return {}; }
 };
 
-const char* gc_mode_name(GcMode mode);
+const char* collect_mode_name(CollectMode mode);
 
 }  // namespace custody::workloads
 

@@ -55,30 +55,12 @@ struct Aten {
   static Device device() { return Device{DeviceType::kCPU, 0}; }
   static bool available() { return true; }
 
-  // A block of at least `bytes` (never null, even for 0 bytes) from libtorch's
-  // CPU allocator; ResourceExhausted when libtorch cannot allocate it.
-  static absl::StatusOr<void*> allocate(size_t bytes);
-  static void deallocate(void* p, size_t bytes);
-  static absl::Status copy_to_host(void* dst, const void* src, size_t bytes);
-  static absl::Status copy_from_host(void* dst, const void* src, size_t bytes);
+  // allocate, deallocate, copy_to_host, copy_from_host, stats and the kernels
+  // (Note [The kernel interface, declared once], core/backend.h). allocate
+  // gives a block of at least `bytes` (never null, even for 0 bytes) from
+  // libtorch's CPU allocator; ResourceExhausted when libtorch cannot allocate it.
+  CUSTODY_DECLARE_BACKEND_FUNCTIONS()
   static absl::Status synchronize() { return absl::OkStatus(); }
-  static MemoryStats& stats();
-
-  static absl::Status copy(const KernelView& dst, const KernelView& src);
-  static absl::Status fill(const KernelView& dst, const Scalar& value);
-  static absl::Status binary(BinaryOp op, const KernelView& out, const KernelView& a,
-                             const KernelView& b);
-  static absl::Status binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
-                                    const Scalar& s, bool scalar_first);
-  static absl::Status unary(UnaryOp op, const KernelView& out, const KernelView& in);
-  static absl::Status where(const KernelView& out, const KernelView& cond, const KernelView& a,
-                            const KernelView& b);
-  static absl::Status reduce(ReduceOp op, const KernelView& out, const KernelView& in);
-  static absl::Status softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log);
-  static absl::Status matmul(const KernelView& out, const KernelView& a, const KernelView& b);
-  static absl::Status index_select(const KernelView& out, const KernelView& in, int64_t dim,
-                                   const KernelView& index);
-  static absl::Status random(const KernelView& out, RandomDist dist, const RandomParams& params);
 
   // Number of libtorch op calls the kernels have made so far (to verify that
   // work went through ATen; tests compare it before and after an op).

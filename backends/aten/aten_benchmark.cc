@@ -15,14 +15,14 @@
 #include "absl/strings/str_cat.h"
 #include "backends/aten/aten.h"
 #include "benchmark/benchmark.h"
-#include "testing/all_policies.h"
-#include "tools/bench/bench_util.h"
-#include "tools/bench/libtorch_peers.h"
+#include "custody/lists/all_policies.h"
+#include "testing/bench/bench_util.h"
+#include "testing/bench/libtorch_peers.h"
 
 namespace custody::bench {
 namespace {
 
-using custody::testing::AllPolicies;
+using custody::lists::AllPolicies;
 
 constexpr int64_t kSizes[] = {1, 1024, 65536};
 

@@ -112,7 +112,7 @@ TEST(AtenAllocatorTest, StatsAreExact) {
 // The free is in the history before libtorch has the block back: after that,
 // another thread may be given the same address and record its allocation, and
 // an allocation recorded before the free of the block it reuses breaks every
-// analysis that pairs frees with allocations by address (tools/report).
+// analysis that pairs frees with allocations by address (custody/report).
 TEST(AtenAllocatorTest, FreeIsRecordedBeforeTheBlockGoesBack) {
   static void* block = nullptr;
   static int recorded_when_returned = -1;  // 1: the free was in the history then

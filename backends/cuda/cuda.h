@@ -58,14 +58,12 @@ struct Cuda {
   // Why not, when available() is false ("no CUDA device found: ...").
   static absl::Status availability();
 
-  static absl::StatusOr<void*> allocate(size_t bytes);
-  static void deallocate(void* p, size_t bytes);
-  // Synchronous with the host (they wait for the stream): Note [Device contract].
-  static absl::Status copy_to_host(void* dst, const void* src, size_t bytes);
-  static absl::Status copy_from_host(void* dst, const void* src, size_t bytes);
+  // allocate, deallocate, copy_to_host, copy_from_host, stats and the kernels
+  // (Note [The kernel interface, declared once], core/backend.h). The copies
+  // are synchronous with the host, they wait for the stream (Note [Device contract]).
+  CUSTODY_DECLARE_BACKEND_FUNCTIONS()
   // Waits for every kernel and copy queued so far; reports a fault in any of them.
   static absl::Status synchronize();
-  static MemoryStats& stats();
 
   // Returns the pool's cached, unused memory to the driver (after waiting for
   // the stream); the bytes returned.
@@ -77,21 +75,6 @@ struct Cuda {
   // device_allocator.h), or why there is none.
   static std::string allocator_name();
 
-  static absl::Status copy(const KernelView& dst, const KernelView& src);
-  static absl::Status fill(const KernelView& dst, const Scalar& value);
-  static absl::Status binary(BinaryOp op, const KernelView& out, const KernelView& a,
-                             const KernelView& b);
-  static absl::Status binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
-                                    const Scalar& s, bool scalar_first);
-  static absl::Status unary(UnaryOp op, const KernelView& out, const KernelView& in);
-  static absl::Status where(const KernelView& out, const KernelView& cond, const KernelView& a,
-                            const KernelView& b);
-  static absl::Status reduce(ReduceOp op, const KernelView& out, const KernelView& in);
-  static absl::Status softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log);
-  static absl::Status matmul(const KernelView& out, const KernelView& a, const KernelView& b);
-  static absl::Status index_select(const KernelView& out, const KernelView& in, int64_t dim,
-                                   const KernelView& index);
-  static absl::Status random(const KernelView& out, RandomDist dist, const RandomParams& params);
 };
 
 static_assert(Backend<Cuda>);

@@ -113,13 +113,15 @@ absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const Kernel
   return st;
 }
 
-// Note [Scan clones]: the build targets baseline x86-64 (SSE2: 4 lanes), where
-// this scan is bound by its arithmetic, not by memory: from cache (Note
-// [Scanning block by block], backends/onednn/onednn.cc) it ran at ~14 GB/s on
-// one thread. GCC's target_clones compiles it also for AVX2 and AVX-512 and
-// picks one when the program loads (an ifunc), by what the CPU has. Not under
-// ThreadSanitizer: the ifunc resolver runs before its runtime is up, and the
-// program died before main (backends/host:loops_test, --config=tsan).
+// Note [Scan clones]
+// ~~~~~~~~~~~~~~~~~~
+// The build targets baseline x86-64 (SSE2: 4 lanes), where this scan is bound
+// by its arithmetic, not by memory, when it reads from cache (Note [Scanning
+// block by block], backends/onednn/onednn.cc). GCC's target_clones compiles it
+// also for AVX2 and AVX-512 and picks one when the program loads (an ifunc), by
+// what the CPU has. Not under ThreadSanitizer: the ifunc resolver runs before
+// its runtime is up, and the program dies before main
+// (backends/host:loops_test, --config=tsan).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define CUSTODY_SCAN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else

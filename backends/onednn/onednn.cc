@@ -364,7 +364,7 @@ MemoryStats& Onednn::stats() {
   return *s;
 }
 
-// Note [Host memory]: the caching allocator of core/host_allocator.h; in-use
+// The host memory: the caching allocator of core/host_allocator.h; in-use
 // bytes are exact, reserved bytes include the cache, reclaim() empties it.
 static CachingHostAllocator& host_allocator() {
   static auto* a = new CachingHostAllocator(&Onednn::stats(), {.thread_cache = true});
@@ -537,11 +537,10 @@ bool softmax_primitive(const KernelView& out, const KernelView& in, int64_t dim,
 // single-threaded, and then scans the block's input for special values (Note
 // [Special values]) while it is still in its cache; a block holding one is
 // computed again on the loops, over what the primitive wrote. The scan then
-// costs a read from cache instead of a second pass over memory (+45 % on
-// softmax/4096x4096 before). It came first until session 15: then the scan paid
-// each block's read from memory, which it cannot overlap with anything, and the
-// primitive read from cache; the primitive, bound by its arithmetic, hides that
-// read better (softmax/4096x4096: 1.19-1.29x oneDNN direct before, README).
+// costs a read from cache instead of a second pass over memory. The primitive
+// goes first because it is bound by its arithmetic and hides the block's read
+// from memory; the scan could overlap that read with nothing
+// (docs/decisions.md, backends/onednn/onednn.cc, has the measurements).
 // When the output overlaps the input, the primitive would overwrite what the
 // scan must read: the scan comes first there.
 constexpr int64_t kScanBlockBytes = int64_t{192} << 10;

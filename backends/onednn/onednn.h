@@ -32,12 +32,10 @@ struct Onednn {
   static Device device() { return Device{DeviceType::kCPU, 0}; }
   static bool available() { return true; }
 
-  static absl::StatusOr<void*> allocate(size_t bytes);
-  static void deallocate(void* p, size_t bytes);
-  static absl::Status copy_to_host(void* dst, const void* src, size_t bytes);
-  static absl::Status copy_from_host(void* dst, const void* src, size_t bytes);
+  // allocate, deallocate, copy_to_host, copy_from_host, stats and the kernels:
+  // Note [The kernel interface, declared once], core/backend.h.
+  CUSTODY_DECLARE_BACKEND_FUNCTIONS()
   static absl::Status synchronize() { return absl::OkStatus(); }
-  static MemoryStats& stats();
   // Host memory is cached by size class (core/host_allocator.h): a freed block
   // is reused by the next request of its class, pages still mapped.
   // stats().reserved_bytes includes the cache; reclaim() returns it to the
@@ -45,22 +43,6 @@ struct Onednn {
   static int64_t reclaim();
   static int64_t cached_bytes();
   static void set_cache_limit(int64_t bytes);
-
-  static absl::Status copy(const KernelView& dst, const KernelView& src);
-  static absl::Status fill(const KernelView& dst, const Scalar& value);
-  static absl::Status binary(BinaryOp op, const KernelView& out, const KernelView& a,
-                             const KernelView& b);
-  static absl::Status binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
-                                    const Scalar& s, bool scalar_first);
-  static absl::Status unary(UnaryOp op, const KernelView& out, const KernelView& in);
-  static absl::Status where(const KernelView& out, const KernelView& cond, const KernelView& a,
-                            const KernelView& b);
-  static absl::Status reduce(ReduceOp op, const KernelView& out, const KernelView& in);
-  static absl::Status softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log);
-  static absl::Status matmul(const KernelView& out, const KernelView& a, const KernelView& b);
-  static absl::Status index_select(const KernelView& out, const KernelView& in, int64_t dim,
-                                   const KernelView& index);
-  static absl::Status random(const KernelView& out, RandomDist dist, const RandomParams& params);
 
   // Element count from which float32 work goes to oneDNN primitives (below it,
   // the direct loops). Tests lower it to exercise both paths on small inputs.

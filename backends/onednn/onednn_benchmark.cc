@@ -44,16 +44,16 @@
 #include "absl/strings/str_join.h"
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
-#include "testing/all_policies.h"
-#include "testing/host_backends.h"
-#include "tools/bench/bench_util.h"
-#include "tools/bench/libtorch_peers.h"
+#include "custody/lists/all_policies.h"
+#include "custody/lists/host_backends.h"
+#include "testing/bench/bench_util.h"
+#include "testing/bench/libtorch_peers.h"
 
 namespace custody::bench {
 namespace {
 
-using custody::testing::AllPolicies;
-using custody::testing::HostBackends;
+using custody::lists::AllPolicies;
+using custody::lists::HostBackends;
 
 constexpr int64_t k16M = int64_t{16} << 20;
 constexpr int64_t kRows = 4096, kCols = 4096;

@@ -4,7 +4,7 @@
 
 #include <atomic>
 #include <cstring>
-#include <initializer_list>
+#include <type_traits>
 
 #include "absl/strings/str_format.h"
 #include "backends/onednn/onednn.h"
@@ -36,14 +36,6 @@ absl::Status not_device_memory(const char* what, const void* p) {
 }
 
 bool usable(const void* p) { return p == nullptr || Opaque::is_device_address(p); }
-
-// Every operand of a kernel is device memory, or the kernel refuses.
-absl::Status check(const char* kernel, std::initializer_list<const KernelView*> views) {
-  for (const KernelView* v : views) {
-    if (!usable(v->data)) return not_device_memory(kernel, v->data);
-  }
-  return absl::OkStatus();
-}
 
 // The same view on the host memory behind it: what the oneDNN kernels run on.
 KernelView host(const KernelView& v) { return KernelView{untag(v.data), v.dtype, v.sizes, v.strides}; }
@@ -112,63 +104,48 @@ void Opaque::reset_transfers() {
 
 // ---- kernels: the oneDNN backend's, on the host memory behind the views ----------
 
-absl::Status Opaque::copy(const KernelView& dst, const KernelView& src) {
-  CUSTODY_RETURN_IF_ERROR(check("copy", {&dst, &src}));
-  return Onednn::copy(host(dst), host(src));
+namespace {
+
+// A kernel's argument as the oneDNN kernel takes it: a view of the host memory
+// behind an opaque view; anything else as it is.
+KernelView on_host(const KernelView& v) { return host(v); }
+template <class T>
+const T& on_host(const T& arg) {
+  return arg;
 }
 
-absl::Status Opaque::fill(const KernelView& dst, const Scalar& value) {
-  CUSTODY_RETURN_IF_ERROR(check("fill", {&dst}));
-  return Onednn::fill(host(dst), value);
+// The first of a kernel's views whose address is not the backend's, as an
+// error naming the op the user called; OK when all are.
+template <class... Args>
+absl::Status check_views(const char* label, const Args&... args) {
+  absl::Status status;
+  const auto one = [&](const auto& arg) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(arg)>, KernelView>) {
+      if (status.ok() && !usable(arg.data)) status = not_device_memory(label, arg.data);
+    }
+  };
+  (one(args), ...);
+  return status;
 }
 
-absl::Status Opaque::binary(BinaryOp op, const KernelView& out, const KernelView& a,
-                            const KernelView& b) {
-  CUSTODY_RETURN_IF_ERROR(check(op_name(op), {&out, &a, &b}));
-  return Onednn::binary(op, host(out), host(a), host(b));
+template <class F, class... Args>
+absl::Status call_on_host(F&& kernel, const Args&... args) {
+  return kernel(on_host(args)...);
 }
 
-absl::Status Opaque::binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
-                                   const Scalar& s, bool scalar_first) {
-  CUSTODY_RETURN_IF_ERROR(check(op_name(op), {&out, &a}));
-  return Onednn::binary_scalar(op, host(out), host(a), s, scalar_first);
-}
+}  // namespace
 
-absl::Status Opaque::unary(UnaryOp op, const KernelView& out, const KernelView& in) {
-  CUSTODY_RETURN_IF_ERROR(check(op_name(op), {&out, &in}));
-  return Onednn::unary(op, host(out), host(in));
-}
-
-absl::Status Opaque::where(const KernelView& out, const KernelView& cond, const KernelView& a,
-                           const KernelView& b) {
-  CUSTODY_RETURN_IF_ERROR(check("where", {&out, &cond, &a, &b}));
-  return Onednn::where(host(out), host(cond), host(a), host(b));
-}
-
-absl::Status Opaque::reduce(ReduceOp op, const KernelView& out, const KernelView& in) {
-  CUSTODY_RETURN_IF_ERROR(check(op_name(op), {&out, &in}));
-  return Onednn::reduce(op, host(out), host(in));
-}
-
-absl::Status Opaque::softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
-  CUSTODY_RETURN_IF_ERROR(check(log ? "log_softmax" : "softmax", {&out, &in}));
-  return Onednn::softmax(host(out), host(in), dim, log);
-}
-
-absl::Status Opaque::matmul(const KernelView& out, const KernelView& a, const KernelView& b) {
-  CUSTODY_RETURN_IF_ERROR(check("matmul", {&out, &a, &b}));
-  return Onednn::matmul(host(out), host(a), host(b));
-}
-
-absl::Status Opaque::index_select(const KernelView& out, const KernelView& in, int64_t dim,
-                                  const KernelView& index) {
-  CUSTODY_RETURN_IF_ERROR(check("index_select", {&out, &in, &index}));
-  return Onednn::index_select(host(out), host(in), dim, host(index));
-}
-
-absl::Status Opaque::random(const KernelView& out, RandomDist dist, const RandomParams& params) {
-  CUSTODY_RETURN_IF_ERROR(check("random", {&out}));
-  return Onednn::random(host(out), dist, params);
-}
+// Each kernel of the list (Note [The kernel interface, declared once],
+// core/backend.h): its views checked to be the backend's (a host address
+// fails, naming the op), then the oneDNN kernel of the same name on the host
+// memory behind them.
+#define CUSTODY_OPAQUE_KERNEL(Ret, name, params, args, label)                   \
+  Ret Opaque::name params {                                                     \
+    CUSTODY_RETURN_IF_ERROR(check_views(label, CUSTODY_UNPARENTHESIZE args));   \
+    return call_on_host([](const auto&... a) { return Onednn::name(a...); },    \
+                        CUSTODY_UNPARENTHESIZE args);                           \
+  }
+CUSTODY_FORALL_KERNELS(CUSTODY_OPAQUE_KERNEL)
+#undef CUSTODY_OPAQUE_KERNEL
 
 }  // namespace custody

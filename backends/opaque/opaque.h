@@ -39,32 +39,16 @@ struct Opaque {
   static Device device() { return Device{DeviceType::kPrivateUse1, 0}; }
   static bool available() { return true; }
 
-  // Tagged addresses of host memory from a caching host allocator of its own
-  // (stats() counts them exactly, apart from every other backend's).
-  static absl::StatusOr<void*> allocate(size_t bytes);
-  static void deallocate(void* p, size_t bytes);
-  // Host <-> device copies: the only way core reads or writes tensor contents.
-  // Synchronous (there is no queue), and counted in transfers().
-  static absl::Status copy_to_host(void* dst, const void* src, size_t bytes);
-  static absl::Status copy_from_host(void* dst, const void* src, size_t bytes);
+  // allocate, deallocate, copy_to_host, copy_from_host, stats and the kernels
+  // (Note [The kernel interface, declared once], core/backend.h). allocate
+  // gives tagged addresses of host memory from a caching host allocator of its
+  // own (stats() counts them exactly, apart from every other backend's). The
+  // host <-> device copies are the only way core reads or writes tensor
+  // contents: synchronous (there is no queue), and counted in transfers(). The
+  // kernels check their views' addresses and run the oneDNN backend's on the
+  // host memory behind them (generated from the list, opaque.cc).
+  CUSTODY_DECLARE_BACKEND_FUNCTIONS()
   static absl::Status synchronize() { return absl::OkStatus(); }
-  static MemoryStats& stats();
-
-  static absl::Status copy(const KernelView& dst, const KernelView& src);
-  static absl::Status fill(const KernelView& dst, const Scalar& value);
-  static absl::Status binary(BinaryOp op, const KernelView& out, const KernelView& a,
-                             const KernelView& b);
-  static absl::Status binary_scalar(BinaryOp op, const KernelView& out, const KernelView& a,
-                                    const Scalar& s, bool scalar_first);
-  static absl::Status unary(UnaryOp op, const KernelView& out, const KernelView& in);
-  static absl::Status where(const KernelView& out, const KernelView& cond, const KernelView& a,
-                            const KernelView& b);
-  static absl::Status reduce(ReduceOp op, const KernelView& out, const KernelView& in);
-  static absl::Status softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log);
-  static absl::Status matmul(const KernelView& out, const KernelView& a, const KernelView& b);
-  static absl::Status index_select(const KernelView& out, const KernelView& in, int64_t dim,
-                                   const KernelView& index);
-  static absl::Status random(const KernelView& out, RandomDist dist, const RandomParams& params);
 
   // Host <-> device copies since the last reset_transfers() (all threads).
   struct Transfers {

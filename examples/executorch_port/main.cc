@@ -16,7 +16,7 @@
 // a misreading of its documentation, found only by running both.
 
 // #include <executorch/extension/tensor/tensor.h>
-#include "policies/tensor_ptr/executorch.h"
+#include "custody/tensor_ptr.h"
 
 #include <cstdint>
 #include <cstdio>

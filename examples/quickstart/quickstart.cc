@@ -10,7 +10,7 @@
 
 #include <iostream>
 
-#include "policies/tensor_ptr/make.h"
+#include "custody/tensor_ptr.h"  // policies/tensor_ptr/make.h, the flag-chosen backend
 
 namespace et = custody::tensor_ptr;
 using custody::ScalarType;

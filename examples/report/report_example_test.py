@@ -14,7 +14,7 @@ import sys
 import tempfile
 import unittest
 
-from tools.report import headless
+from custody.report import headless
 
 PROGRAM = None
 

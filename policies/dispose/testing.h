@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // policies/dispose/testing.h — the dispose policy's test idiom, `PolicyIdiom<dispose::Policy>`
-// (testing/policy_idiom.h): what surrounds every test body of this
+// (core/policy_idiom.h): what surrounds every test body of this
 // policy, in the conformance matrix and in any other test.
 
 #ifndef CUSTODY_POLICIES_DISPOSE_TESTING_H_
@@ -10,9 +10,9 @@
 #include <cstdint>
 
 #include "policies/dispose/dispose.h"
-#include "testing/policy_idiom.h"
+#include "core/policy_idiom.h"
 
-namespace custody::testing {
+namespace custody {
 
 // A temporary an error skipped is lost (no owner frees it) and listed by leak_report().
 template <>
@@ -20,6 +20,6 @@ struct PolicyIdiom<dispose::Policy>
     : LosesOnErrorIdiom<&dispose::leak_report, &dispose::live_references, &dispose::testing::next_serial,
                         &dispose::testing::release_created_on_this_thread_since> {};
 
-}  // namespace custody::testing
+}  // namespace custody
 
 #endif  // CUSTODY_POLICIES_DISPOSE_TESTING_H_

@@ -259,12 +259,12 @@ enum class AliasState : uint8_t { kLive = 0, kDisposed = 1, kFinalized = 2 };
 // byte for interior pointers and rounds up to whole 16-byte granules, so 64,
 // 64 per 4 KiB block), with no finalizer of its own: a pass over the alias
 // lists at every collection finalizes the unmarked ones (Note [Finalizers from
-// mark bits], gc.cc; built with --config=gc_table, a no-order finalizer per alias).
+// mark bits], finalize.cc; built with --config=gc_table, a no-order finalizer per alias).
 // `impl` is the alias's +1 reference (null once disposed or finalized); it
 // points into malloc memory, which the collector ignores. Whoever takes it
 // (dispose() or the pass; an exchange, so exactly once) then sets `state`.
 // `next` links the alias into its creating thread's list (Note [Alias lists],
-// gc.cc: for finalizing, live counts and the test idiom); it is stored hidden
+// internal.h: for finalizing, live counts and the test idiom); it is stored hidden
 // (GC_HIDE_POINTER) so the lists do not make aliases reachable. `site` is the
 // creation site as raw program counters (`site[0]` frames in `site[1..]`,
 // core/sites.h Note [Raw frames]) in collector-allocated pointer-free memory
@@ -298,7 +298,7 @@ inline void keep_alive(const void* p) { GC_reachable_here(p); }
 // slots live in memory the collector scans (uncollectable, pooled across
 // threads); a thread's slots are cleared and pooled again when it exits. One
 // more root word holds the head of the thread's batch of unused alias objects
-// (Note [Alias batches], gc.cc).
+// (Note [Alias batches], aliases.cc).
 inline constexpr unsigned kPinSlots = 8;
 inline constexpr unsigned kAliasBatchWord = kPinSlots;
 inline constexpr unsigned kRootWords = kPinSlots + 1;
@@ -317,7 +317,7 @@ inline void pin(const void* alias) {
 }
 void clear_pins();
 
-// Whether the warning of Note [No trigger] (gc.cc) has been printed in this process.
+// Whether the warning of Note [No trigger] (schedule.cc) has been printed in this process.
 bool no_trigger_warning_printed();
 
 }  // namespace internal
@@ -404,7 +404,7 @@ bool reclaim();
 // While a trigger is set, libgc's own collections (by its heap of handles)
 // come at most every 1 MiB of handles when the collections find the program
 // disposing what it creates, and on libgc's own schedule when they find it
-// dropping handles: Note [The collector's own schedule under a trigger], gc.cc.
+// dropping handles: Note [The collector's own schedule under a trigger], schedule.cc.
 struct PressureTrigger {
   static constexpr int kHardFactor = 4;
   int64_t threshold_bytes = 0;
@@ -572,7 +572,7 @@ bool scans_static_data_of(const char* path);
 // Whether this build's aliases use libgc's finalizer table (--config=gc_table,
 // Note [Finalizers from mark bits]) instead of the pass over mark bits.
 bool uses_finalizer_table();
-// Every alias on the alias lists (Note [Alias lists], gc.cc), disposed and
+// Every alias on the alias lists (Note [Alias lists], internal.h), disposed and
 // finalized ones not yet unlinked included; prunes nothing.
 int64_t listed_aliases();
 // The test idiom (PolicyIdiom<gc::Policy>): disposes every alias created on

@@ -29,14 +29,14 @@
 #include "core/reclaim.h"
 #include "policies/gc/benchmark_counters.h"
 #include "policies/gc/testing.h"
-#include "testing/host_backends.h"
-#include "tools/bench/bench_util.h"
-#include "tools/bench/libtorch_peers.h"
+#include "custody/lists/all_host_backends.h"
+#include "testing/bench/bench_util.h"
+#include "testing/bench/libtorch_peers.h"
 
 namespace custody::bench {
 namespace {
 
-using custody::testing::HostBackends;
+using custody::lists::AllHostBackends;
 
 constexpr int64_t kGarbage[] = {0, 16, 256};
 constexpr int64_t kLive = 10000;
@@ -75,7 +75,7 @@ void collect(benchmark::State& state, int64_t garbage, int64_t live, bool scan_a
   for (T& t : kept) custody::release(t);
 }
 
-// Counting one 64-byte allocation (Note [Bytes since the last collection], gc.cc).
+// Counting one 64-byte allocation (Note [Bytes since the last collection], counters.cc).
 template <AnyTensor T>
 void count_alloc(benchmark::State& state, bool with_trigger) {
   using B = typename T::backend_type;
@@ -92,7 +92,7 @@ void count_alloc(benchmark::State& state, bool with_trigger) {
 }
 
 [[maybe_unused]] const bool registered = [] {
-  for_each_type(HostBackends{}, []<class B>() {
+  for_each_type(AllHostBackends{}, []<class B>() {
     using T = BasicTensor<gc::Policy, B>;
     for (int64_t g : kGarbage) {
       add_peer(absl::StrCat("gc_collect/garbage=", g), contender<T>(), &collect<T>, g, int64_t{0},

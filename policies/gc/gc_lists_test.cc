@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 //
-// Note [Alias lists] (gc.cc): every alias is on its creating thread's list
+// Note [Alias lists] (internal.h): every alias is on its creating thread's list
 // until a walk unlinks it; dispose() leaves it there, and each collection
 // unlinks the aliases that gave their reference back and finalizes the
 // unreachable ones wherever they sit in a list. A list's head is never

@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 //
-// Note [No trigger] (gc.cc): a gc program that sets no pressure trigger is told,
+// Note [No trigger] (schedule.cc): a gc program that sets no pressure trigger is told,
 // once, when the tensor memory it allocates between collections outgrows the
 // collector's heap 64 times over; one with a trigger never is. Its own binary:
 // the warning is printed once per process.
@@ -18,7 +18,7 @@ namespace custody {
 namespace {
 
 using GcTensor = BasicTensor<gc::Policy, Onednn>;
-using Guard = testing::PolicyIdiom<gc::Policy>::Guard;
+using Guard = PolicyIdiom<gc::Policy>::Guard;
 
 constexpr int64_t kTensorBytes = int64_t{1} << 20;
 

@@ -36,7 +36,7 @@ namespace custody {
 namespace {
 
 using GcTensor = BasicTensor<gc::Policy, Onednn>;
-using Guard = testing::PolicyIdiom<gc::Policy>::Guard;
+using Guard = PolicyIdiom<gc::Policy>::Guard;
 
 constexpr size_t kForeignBytes = size_t{256} << 10;
 constexpr size_t kGapBytes = size_t{1} << 20;

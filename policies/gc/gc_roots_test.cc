@@ -162,8 +162,8 @@ __attribute__((noinline)) void keep_most(vector<T>& kept, std::vector<uint64_t>&
 
 // Unreachable aliases among reachable ones (made in a row, so in the same collector blocks) are
 // collected too. libgc does not sweep a block more than 7/8 marked (GC_reclaim_block): aliases are
-// finalized by mark bit, not from the sweep (a disclaim procedure, tried in round 3, left 54 of the 64:
-// Note [Finalizers from mark bits], gc.cc).
+// finalized by mark bit, not from the sweep (a disclaim procedure run by the sweep would leave most of
+// them: Note [Finalizers from mark bits], finalize.cc).
 TEST_F(GcRootsTest, UnreachableHandlesAmongReachableOnesAreCollected) {
   vector<T> kept;
   std::vector<uint64_t> dropped;

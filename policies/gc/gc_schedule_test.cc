@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 //
-// Note [The collector's own schedule under a trigger] (gc.cc): while a pressure
+// Note [The collector's own schedule under a trigger] (schedule.cc): while a pressure
 // trigger is set and the collections find the program disposing what it
 // creates, libgc's own collections come at most every 1 MiB of aliases; when
 // they find it dropping handles for the collector, and without a trigger,
@@ -22,7 +22,7 @@ namespace custody {
 namespace {
 
 using GcTensor = BasicTensor<gc::Policy, Onednn>;
-using Guard = testing::PolicyIdiom<gc::Policy>::Guard;
+using Guard = PolicyIdiom<gc::Policy>::Guard;
 
 constexpr int64_t kAliases = 100'000;  // 6.4 MB of 64-byte aliases
 constexpr size_t kFloor = size_t{1} << 20;

@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // policies/gc/testing.h — the gc policy's test idiom, `PolicyIdiom<gc::Policy>`
-// (testing/policy_idiom.h): what surrounds every test body of this
+// (core/policy_idiom.h): what surrounds every test body of this
 // policy, in the conformance matrix and in any other test.
 
 #ifndef CUSTODY_POLICIES_GC_TESTING_H_
@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "policies/gc/gc.h"
-#include "testing/policy_idiom.h"
+#include "core/policy_idiom.h"
 
 // AddressSanitizer: gcc defines __SANITIZE_ADDRESS__, clang answers __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
@@ -35,6 +35,10 @@ inline int64_t collect_clean() {
   clobber_stack();
   return gc::collect();
 }
+
+}  // namespace custody::testing
+
+namespace custody {
 
 // The idiom: the thread is registered with the collector for the body (a
 // no-op on the main thread), and when the body ends every alias it created on
@@ -92,8 +96,21 @@ struct PolicyIdiom<gc::Policy> : DefaultPolicyIdiom {
   };
 
   static constexpr bool kCollects = true;
+  static void collect() { gc::collect(); }
+  struct PressureTrigger {
+    explicit PressureTrigger(int64_t bytes) : trigger(bytes) {}
+    gc::ScopedPressureTrigger trigger;
+  };
+  static CollectorCounts collector_counts() {
+    const gc::Stats s = gc::stats();
+    return {s.collections, s.finalized};
+  }
+  static uint64_t straggler_serial() { return gc::testing::next_serial(); }
+  static int64_t release_stragglers_since(uint64_t serial) {
+    return gc::testing::release_created_since(serial);
+  }
 };
 
-}  // namespace custody::testing
+}  // namespace custody
 
 #endif  // CUSTODY_POLICIES_GC_TESTING_H_

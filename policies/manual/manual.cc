@@ -2,8 +2,7 @@
 
 #include "policies/manual/manual.h"
 
-#include <algorithm>
-#include <memory>
+#include <new>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +11,7 @@
 #include "core/reclaim.h"
 #include "core/sites.h"
 #include "policies/internal/per_thread.h"
+#include "policies/internal/slab_registry.h"
 
 namespace custody::manual {
 namespace internal {
@@ -28,11 +28,12 @@ constexpr uint64_t tag_of(uint64_t serial) { return serial << 32; }
 
 // Note [Ledger slabs]
 // ~~~~~~~~~~~~~~~~~~~
-// Each thread that makes references has a Registry: chunks of kChunkSlots
-// slots (never given back to the system) and three queues of free slots:
+// Each thread that makes references has a Registry of kChunkSlots-slot slabs,
+// "chunks" (Note [Slab registries], policies/internal/slab_registry.h), and
+// three queues of free slots:
 //  * `ready`: slots the owner thread fills, without a lock;
 //  * `retired`: slots freed on the owner thread, oldest first (owner only);
-//  * `retired_elsewhere`: slots freed on other threads (Note [MPSC stack]).
+//  * `freed_elsewhere`: slots freed on other threads (Note [MPSC stack]).
 // A free puts the slot on one of the last two, with no lock. When `ready`
 // runs dry the owner *refills*: it splices both retired queues into `ready`
 // (so a freed slot is reused only after every slot that was already
@@ -75,12 +76,9 @@ constexpr uint64_t tag_of(uint64_t serial) { return serial << 32; }
 // on the fast paths. When a thread exits its registry becomes an orphan,
 // adopted by the next thread that needs one (Note [Registries and thread
 // exit]).
-struct Registry : SlotQueues {
-  absl::Mutex mu;
-  std::vector<std::unique_ptr<Slot[]>> chunks ABSL_GUARDED_BY(mu);
+struct Registry : policy_internal::SlabRegistry<Slot, kChunkSlots, SlotQueues> {
   std::atomic<int> readers{0};  // Note [Ledger slabs]; changed under `mu`
   Slot* ready = nullptr;        // owner thread only
-  policy_internal::MpscStack<Slot, &Slot::next> retired_elsewhere;
 };
 
 constinit thread_local SlotQueues* tl_queues = nullptr;
@@ -106,26 +104,16 @@ class Reading {
 
 namespace {
 
-using policy_internal::RegistryList;
-
-RegistryList<Registry>& registries() {
-  // Immortal: handles may outlive static destruction.
-  static auto* list = new RegistryList<Registry>;
-  return *list;
-}
-
-constinit policy_internal::SerialClock g_serials(1);  // 0 means "no entry"
-
-constinit thread_local policy_internal::ThreadSerials tl_serials;
-
 void set_fast(Registry* r) { tl_queues = r; }
-// The calling thread's registry (Note [Thread registries], policies/internal/per_thread.h).
-using ThisThread = policy_internal::ThreadRegistry<Registry, registries, set_fast>;
+// The registries: every one made, the calling thread's (Note [Thread
+// registries], policies/internal/per_thread.h); and the entry serials, from 1
+// (0 means "no entry").
+using Slabs = policy_internal::SlabRegistries<Registry, set_fast, /*kFirstSerial=*/1>;
 
 // `ready` is empty: splices the retired queues in, and a chunk behind them if
 // they hold fewer than kMinBatch slots (Note [Ledger slabs]).
 [[gnu::noinline]] Slot* refill(Registry& r) {
-  Slot* remote = r.retired_elsewhere.take_all();
+  Slot* remote = r.freed_elsewhere.take_all();
   Slot* head = r.retired_head;
   Slot* tail = r.retired_tail;
   size_t n = r.retired_count;
@@ -147,19 +135,12 @@ using ThisThread = policy_internal::ThreadRegistry<Registry, registries, set_fas
   }
   if (n < kMinBatch) {  // then `tail` is the last slot of the batch, if any
     try {
-      absl::MutexLock lock(&r.mu);
-      auto chunk = std::make_unique<Slot[]>(kChunkSlots);
-      r.chunks.reserve(r.chunks.size() + 1);
-      for (size_t i = 0; i < kChunkSlots; ++i) {
-        chunk[i].owner = &r;
-        chunk[i].next = i + 1 < kChunkSlots ? &chunk[i + 1] : nullptr;
-      }
+      Slot* chunk = r.add_slab();
       if (tail != nullptr) {
-        tail->next = &chunk[0];
+        tail->next = chunk;
       } else {
-        head = &chunk[0];
+        head = chunk;
       }
-      r.chunks.push_back(std::move(chunk));
     } catch (const std::bad_alloc&) {
       if (head == nullptr) throw;  // nothing to hand out
     }
@@ -167,12 +148,7 @@ using ThisThread = policy_internal::ThreadRegistry<Registry, registries, set_fas
   return head;
 }
 
-inline Slot* take_slot(Registry& r) {
-  Slot* s = r.ready;
-  if (s == nullptr) [[unlikely]] s = refill(r);
-  r.ready = s->next;
-  return s;
-}
+inline Slot* take_slot(Registry& r) { return Slabs::take_slot<&Registry::ready, refill>(r); }
 
 [[gnu::noinline]] void capture_created(Slot* s) {
   s->created_at = sites::capture();
@@ -200,7 +176,7 @@ inline Slot* take_slot(Registry& r) {
     }
   }
   s->dtype = t->scalar_type();
-  const uint64_t serial = g_serials.next(tl_serials);
+  const uint64_t serial = Slabs::new_serial();
   s->thread = policy_internal::this_thread_number();
   if (s->has_sites) [[unlikely]] {
     s->created_at = {};
@@ -221,12 +197,7 @@ inline Slot* take_slot(Registry& r) {
 // A thread_local destructor is making a reference after the thread gave its
 // registry up: borrow an orphan (or a new registry) for this one slot.
 [[gnu::noinline]] EntryId new_entry_on_exiting_thread(ImplRef& ref) {
-  Registry* r = registries().acquire();
-  struct GiveBack {
-    Registry* r;
-    ~GiveBack() { registries().release(r); }
-  } give_back{r};
-  return fill(*r, ref);
+  return Slabs::with_borrowed_registry([&ref](Registry& r) { return fill(r, ref); });
 }
 
 // Ends the entry in `s`, whose count the caller took to zero: publishes the
@@ -245,7 +216,7 @@ inline Slot* take_slot(Registry& r) {
 
 // Puts the slot of an ended entry behind the others waiting for reuse.
 [[gnu::always_inline]] inline void queue_for_reuse(Slot* s) {
-  Registry* me = ThisThread::current();
+  Registry* me = Slabs::current();
   if (s->owner == me) {
     if (me->retired_tail != nullptr) {  // (the tail's `next` is set when a refill splices)
       me->retired_tail->next = s;
@@ -256,7 +227,7 @@ inline Slot* take_slot(Registry& r) {
     ++me->retired_count;
   } else {
     // Release: everything we did with the slot happens before its reuse.
-    owner_of(s)->retired_elsewhere.push(s);
+    owner_of(s)->freed_elsewhere.push(s);
   }
 }
 
@@ -380,19 +351,8 @@ Unusable unusable(const EntryId& id, const char* op, bool past_zero)
   s->retained_sites.store(static_cast<uint32_t>(s->retained_at.size()), std::memory_order_relaxed);
 }
 
-// Calls f(Slot&) for every slot of every registry, as a reader of each.
-template <class F>
-void scan(F&& f) {
-  for (Registry* r : registries().snapshot()) {
-    Reading reading(r);
-    for (const auto& chunk : r->chunks) {
-      for (size_t i = 0; i < kChunkSlots; ++i) f(chunk[i]);
-    }
-  }
-}
-
 [[gnu::noinline]] EntryId new_entry_slow(ImplRef& ref) {
-  if (Registry* r = ThisThread::mine()) [[likely]] return fill(*r, ref);
+  if (Registry* r = Slabs::mine()) [[likely]] return fill(*r, ref);
   return new_entry_on_exiting_thread(ref);
 }
 
@@ -403,14 +363,14 @@ void scan(F&& f) {
 // serial block) left to new_entry_slow(): a straight line of stores.
 EntryId new_entry(ImplRef ref) {
   custody::internal::maybe_fail_metadata("a manual ledger slot");  // Note [Allocation-failure injection]
-  if (Registry* r = ThisThread::current()) [[likely]] {
+  if (Registry* r = Slabs::current()) [[likely]] {
     Slot* s = r->ready;
     const TensorImpl* t = ref.get();
     const IntSpan sizes = t->sizes();
     uint64_t serial;
     if (s != nullptr && !s->has_sites && s->retained_sites.load(std::memory_order_relaxed) == 0 &&
         s->sizes.size() == sizes.size() && !sites::tracking() &&
-        g_serials.try_next(tl_serials, &serial)) [[likely]] {
+        Slabs::try_new_serial(&serial)) [[likely]] {
       r->ready = s->next;
       // Slots are mostly refilled by the same thread with similar tensors:
       // store only what changed (fewer stores for the RMWs to wait for).
@@ -497,31 +457,31 @@ std::vector<LeakedReference> leak_report() {
     sites::Site created_at;
     std::vector<sites::Site> retained_at;
   };
-  std::vector<Unfreed> unfreed;
-  internal::scan([&unfreed](const internal::Slot& s) {
-    const uint64_t id = s.live_serial.load(std::memory_order_acquire);
-    if (id == 0 || (id & internal::kFreedBit)) return;
-    const uint64_t w = s.count.load(std::memory_order_relaxed);
-    const uint64_t count = w & internal::kCountMask;
-    if ((w & ~internal::kCountMask) != internal::tag_of(id) || count == 0) return;  // being freed
-    // Fields recorded when the slot was filled; it cannot be refilled while we
-    // hold its registry's `mu` (Note [Ledger slabs]).
-    unfreed.push_back(Unfreed{LeakedReference{id, std::string(dtype_name(s.dtype)),
-                                               std::vector<int64_t>(s.sizes.begin(), s.sizes.end()),
-                                               static_cast<int64_t>(count), std::string(), {}},
-                              s.created_at, s.retained_at});
-  });
-  std::sort(unfreed.begin(), unfreed.end(),
-            [](const Unfreed& a, const Unfreed& b) { return a.report.id < b.report.id; });
-  // Symbolized outside the locks: it is the slow part (core/sites.h).
-  std::vector<LeakedReference> out;
-  out.reserve(unfreed.size());
-  for (Unfreed& u : unfreed) {
-    u.report.site = u.created_at.to_string();
-    for (const sites::Site& site : u.retained_at) u.report.retained_at.push_back(site.to_string());
-    out.push_back(std::move(u.report));
-  }
-  return out;
+  return internal::Slabs::report<Unfreed, internal::Reading>(
+      [](const internal::Slot& s, std::vector<Unfreed>& unfreed) {
+        const uint64_t id = s.live_serial.load(std::memory_order_acquire);
+        if (id == 0 || (id & internal::kFreedBit)) return;
+        const uint64_t w = s.count.load(std::memory_order_relaxed);
+        const uint64_t count = w & internal::kCountMask;
+        // A count of 0 (or another tag): being freed.
+        if ((w & ~internal::kCountMask) != internal::tag_of(id) || count == 0) return;
+        // Fields recorded when the slot was filled; it cannot be refilled while
+        // we are a reader of its registry (Note [Ledger slabs]).
+        unfreed.push_back(
+            Unfreed{LeakedReference{id, std::string(dtype_name(s.dtype)),
+                                    std::vector<int64_t>(s.sizes.begin(), s.sizes.end()),
+                                    static_cast<int64_t>(count), std::string(), {}},
+                    s.created_at, s.retained_at});
+      },
+      [](const Unfreed& u) { return u.report.id; },
+      [](Unfreed& u) {
+        // Symbolized outside the locks: it is the slow part (core/sites.h).
+        u.report.site = u.created_at.to_string();
+        for (const sites::Site& site : u.retained_at) {
+          u.report.retained_at.push_back(site.to_string());
+        }
+        return std::move(u.report);
+      });
 }
 
 std::string leak_report_string() {
@@ -538,77 +498,58 @@ std::string leak_report_string() {
 }
 
 int64_t live_references() {
-  int64_t live = 0;
-  internal::scan([&live](const internal::Slot& s) {
+  return internal::Slabs::count<internal::Reading>([](const internal::Slot& s) {
     const uint64_t id = s.live_serial.load(std::memory_order_relaxed);
-    if (id != 0 && !(id & internal::kFreedBit)) ++live;
+    return id != 0 && !(id & internal::kFreedBit);
   });
-  return live;
 }
 
 namespace testing {
 
-uint64_t next_serial() { return internal::g_serials.fence(); }
+uint64_t next_serial() { return internal::Slabs::next_serial(); }
 
 int64_t release_created_on_this_thread_since(uint64_t since) {
-  internal::Registry* r = internal::ThisThread::current();
-  if (r == nullptr) return 0;  // this thread made no reference (or is exiting)
-  const uint64_t me = policy_internal::this_thread_number();
-  sites::Site site = sites::capture();
-  std::vector<TensorImpl*> dropped;
-  {
-    absl::MutexLock lock(&r->mu);
-    dropped.reserve(r->chunks.size() * internal::kChunkSlots);  // no allocation once retiring
-    for (const auto& chunk : r->chunks) {
-      for (size_t i = 0; i < internal::kChunkSlots; ++i) {
-        internal::Slot* s = &chunk[i];
-        const uint64_t id = s->live_serial.load(std::memory_order_acquire);
-        if (id & internal::kFreedBit) continue;
-        // A live slot of our registry was filled by this thread (or by an
-        // exited one whose registry we adopted): its fields are ours to read.
-        if (id == 0 || id < since || s->thread != me) continue;
+  using internal::Slot;
+  // This thread made no reference (or is exiting): no site to capture.
+  if (internal::Slabs::current() == nullptr) return 0;
+  const sites::Site site = sites::capture();
+  return internal::Slabs::release_created_on_this_thread(
+      [&site, since](Slot& s, uint64_t me) -> TensorImpl* {
+        const uint64_t id = s.live_serial.load(std::memory_order_acquire);
+        if (id & internal::kFreedBit) return nullptr;
+        // A live slot of our registry: its fields are ours to read (Note
+        // [Slab registries], policies/internal/slab_registry.h).
+        if (id == 0 || id < since || s.thread != me) return nullptr;
         // Takes the count to zero, whatever it is, unless a free on another
         // thread gets there first.
         const uint64_t tag = internal::tag_of(id);
-        uint64_t w = s->count.load(std::memory_order_relaxed);
+        uint64_t w = s.count.load(std::memory_order_relaxed);
         bool ours = false;
         while ((w & ~internal::kCountMask) == tag && (w & internal::kCountMask) != 0) {
-          if (s->count.compare_exchange_weak(w, tag, std::memory_order_acq_rel,
-                                             std::memory_order_relaxed)) {
+          if (s.count.compare_exchange_weak(w, tag, std::memory_order_acq_rel,
+                                            std::memory_order_relaxed)) {
             ours = true;
             break;
           }
         }
-        if (!ours) continue;
+        if (!ours) return nullptr;
         if (!site.empty()) {
-          s->freed_at = site;
-          s->has_sites = true;
+          s.freed_at = site;
+          s.has_sites = true;
         }
-        dropped.push_back(internal::end_entry(s, id));
-        internal::queue_for_reuse(s);
-      }
-    }
-  }
-  for (TensorImpl* p : dropped) ImplRef(kAdopt, p).reset();  // outside the lock
-  return static_cast<int64_t>(dropped.size());
+        TensorImpl* impl = internal::end_entry(&s, id);
+        internal::queue_for_reuse(&s);
+        return impl;
+      });
 }
 
-size_t ledger_slots() {
-  size_t n = 0;
-  for (internal::Registry* r : internal::registries().snapshot()) {
-    absl::MutexLock lock(&r->mu);
-    n += r->chunks.size() * internal::kChunkSlots;
-  }
-  return n;
-}
+size_t ledger_slots() { return internal::Slabs::slot_count(); }
 
 size_t ledger_free_slots() {
-  size_t n = 0;
-  internal::scan([&n](const internal::Slot& s) {
+  return static_cast<size_t>(internal::Slabs::count<internal::Reading>([](const internal::Slot& s) {
     const uint64_t id = s.live_serial.load(std::memory_order_relaxed);
-    if (id == 0 || (id & internal::kFreedBit)) ++n;
-  });
-  return n;
+    return id == 0 || (id & internal::kFreedBit);
+  }));
 }
 
 }  // namespace testing

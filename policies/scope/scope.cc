@@ -145,9 +145,9 @@ bool take(Entry* e, DisposedBy why, ImplRef* out) {
 //    taken and the entry freed with no RMW.
 // The loads are acquire: an anchor another thread dropped (release) before
 // happens before the entry is disposed or reused. Anything else takes the RMWs.
-// alias() + dispose() went from 5 locked instructions to 2 (the TensorImpl's
-// retain and release): 62.6 -> 32.8 ns on a VM where each costs 8-10 ns; and
-// to none with lent references (Note [Lent references], scope.h).
+// alias() + dispose() on the owning thread then takes 2 locked instructions
+// instead of 5 (the TensorImpl's retain and release), and none with lent
+// references (Note [Lent references], scope.h); docs/decisions.md has the times.
 
 // take_word() for an entry no other thread can reach (Note [Scope owner fast paths]).
 uintptr_t take_word_sole(Entry* e, DisposedBy why) {

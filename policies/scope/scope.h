@@ -89,9 +89,8 @@
 // the share, with a plain increment. A reference count is atomic because
 // handles cross threads; a share's count is touched only by the thread whose
 // scopes hold its entries, so it needs no locked instruction: alias() +
-// dispose() on the owning thread costs none where it cost two (the
-// TensorImpl's count up and down, 8-10 ns each on the VMs this was measured
-// on). The share's reference is given back when its last entry is disposed.
+// dispose() on the owning thread costs none instead of two (the
+// TensorImpl's count up and down). The share's reference is given back when its last entry is disposed.
 //  * A lent entry's reference word carries a tag bit (kLent). The thread that
 //    owns the scopes settles the share (lent - 1); another thread that disposes
 //    a lent entry (Note [Scope thread affinity]: allowed) exchanges the word

@@ -20,14 +20,14 @@
 #include "benchmark/benchmark.h"
 #include "policies/scope/scope.h"
 #include "policies/tensor_ptr/tensor_ptr.h"
-#include "testing/host_backends.h"
-#include "tools/bench/bench_util.h"
-#include "tools/bench/libtorch_peers.h"
+#include "custody/lists/all_host_backends.h"
+#include "testing/bench/bench_util.h"
+#include "testing/bench/libtorch_peers.h"
 
 namespace custody::bench {
 namespace {
 
-using custody::testing::HostBackends;
+using custody::lists::AllHostBackends;
 
 constexpr int64_t kCounts[] = {1, 16, 256};
 
@@ -72,7 +72,7 @@ void keep_k(benchmark::State& state, int64_t k) {
   for (int64_t k : kCounts) {
     const std::string case_name = absl::StrCat("scope_register/k=", k);
     add_peer(case_name, "libtorch", &libtorch::create_keep, k);
-    for_each_type(HostBackends{}, [&]<class B>() {
+    for_each_type(AllHostBackends{}, [&]<class B>() {
       using Scoped = BasicTensor<scope::Policy, B>;
       using Shared = BasicTensor<tensor_ptr::Policy, B>;
       add_peer(case_name, contender<Scoped>(), &register_k<Scoped>, k);

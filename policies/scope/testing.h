@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // policies/scope/testing.h — the scope policy's test idiom, `PolicyIdiom<scope::Policy>`
-// (testing/policy_idiom.h): what surrounds every test body of this
+// (core/policy_idiom.h): what surrounds every test body of this
 // policy, in the conformance matrix and in any other test.
 
 #ifndef CUSTODY_POLICIES_SCOPE_TESTING_H_
@@ -10,9 +10,9 @@
 #include <cstdint>
 
 #include "policies/scope/scope.h"
-#include "testing/policy_idiom.h"
+#include "core/policy_idiom.h"
 
-namespace custody::testing {
+namespace custody {
 
 template <>
 struct PolicyIdiom<scope::Policy> : DefaultPolicyIdiom {
@@ -31,6 +31,6 @@ struct PolicyIdiom<scope::Policy> : DefaultPolicyIdiom {
   using Region = scope::DisposeScope;
 };
 
-}  // namespace custody::testing
+}  // namespace custody
 
 #endif  // CUSTODY_POLICIES_SCOPE_TESTING_H_

@@ -225,7 +225,11 @@ using DeviceIndex = int;
 
 namespace extension {
 
+// ExecuTorch's TensorPtr is the default backend's (Note [The makers' default
+// backend], make.h): there with the flag-chosen facade, //custody:tensor_ptr.
+#if defined(CUSTODY_SELECTED_BACKEND_TYPE)
 using ::custody::tensor_ptr::TensorPtr;
+#endif
 using ::custody::tensor_ptr::TensorPtrMaker;
 
 using ::custody::tensor_ptr::clone_tensor_ptr;

@@ -19,8 +19,8 @@
 
 #include "core/error.h"
 #include "core/random.h"
+#include "custody/tensor_ptr.h"
 #include "gtest/gtest.h"
-#include "policies/tensor_ptr/executorch.h"
 
 using namespace ::executorch::extension;
 using ::executorch::aten::ScalarType;

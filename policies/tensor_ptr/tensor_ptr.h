@@ -25,12 +25,13 @@
 // clone_tensor_ptr, resize_tensor_ptr, scalar_tensor, empty/full/zeros/ones/
 // rand/randn/randint with _like and _strided) is in policies/tensor_ptr/make.h.
 //
-// Note [One allocation per tensor]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Note [One intrusive pointer]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // The handle is a single intrusive pointer: the refcount lives inside the
-// TensorImpl with the metadata (no separate control block), so a TensorPtr
-// costs one allocation for metadata + refcount, one for the Storage record
-// (refcount + deleter) and the data itself.
+// TensorImpl with the metadata (no separate control block, unlike
+// std::shared_ptr), so a TensorPtr adds no allocation to the tensor's own: a
+// fresh tensor is one block for its TensorImpl and owning Storage (Note [One
+// allocation per tensor], core/tensor_impl.h) and its data.
 
 #ifndef CUSTODY_POLICIES_TENSOR_PTR_TENSOR_PTR_H_
 #define CUSTODY_POLICIES_TENSOR_PTR_TENSOR_PTR_H_

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "core/convert.h"
-#include "testing/policies.h"
+#include "custody/lists/policies.h"
 #include "tests/fuzz/lifetime_fuzz.h"
 
 namespace custody::fuzz {
@@ -262,8 +262,8 @@ struct CrossHarness {
           break;
         }
         case 6:
-          testing::PolicyIdiom<P>::settle();
-          testing::PolicyIdiom<Q>::settle();
+          PolicyIdiom<P>::settle();
+          PolicyIdiom<Q>::settle();
           break;
       }
       check();
@@ -282,13 +282,13 @@ void run_pair(Reader& in) {
   {
     // What each regime keeps once its handles are gone (a scope's entries, dispose's and manual's
     // leaked references) goes back when its Guard ends.
-    [[maybe_unused]] typename testing::PolicyIdiom<P>::Guard p_guard;
-    [[maybe_unused]] typename testing::PolicyIdiom<Q>::Guard q_guard;
+    [[maybe_unused]] typename PolicyIdiom<P>::Guard p_guard;
+    [[maybe_unused]] typename PolicyIdiom<Q>::Guard q_guard;
     CrossHarness<P, Q> h;
     h.run(in);
   }
-  testing::PolicyIdiom<P>::settle();
-  testing::PolicyIdiom<Q>::settle();
+  PolicyIdiom<P>::settle();
+  PolicyIdiom<Q>::settle();
   const StatsSnapshot end = Backend::stats().snapshot();
   if (end.live_tensors != base.live_tensors || end.bytes_in_use != base.bytes_in_use) {
     Fail(std::string(P::name) + " / " + Q::name + ": left " +
@@ -302,13 +302,13 @@ void run_pair(Reader& in) {
 }  // namespace custody::fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using custody::testing::Policies;
+  using custody::lists::Policies;
   custody::fuzz::Reader in{data, size};
   constexpr int kPolicies = static_cast<int>(Policies::size);
   const int pair = in.next() % (kPolicies * kPolicies);
   int i = 0;
-  custody::testing::for_each_type(Policies{}, [&]<class P>() {
-    custody::testing::for_each_type(Policies{}, [&]<class Q>() {
+  custody::lists::for_each_type(Policies{}, [&]<class P>() {
+    custody::lists::for_each_type(Policies{}, [&]<class Q>() {
       if (i++ == pair) custody::fuzz::run_pair<P, Q>(in);
     });
   });

@@ -16,7 +16,7 @@
 #include "backends/onednn/onednn.h"
 #include "core/error.h"
 #include "gtest/gtest.h"
-#include "testing/policies.h"
+#include "custody/lists/policies.h"
 
 namespace {
 
@@ -24,9 +24,9 @@ using custody::BasicTensor;
 using custody::LifetimeError;
 using custody::share_as;
 using custody::transfer;
-using custody::testing::for_each_type;
-using custody::testing::PolicyIdiom;
-using custody::testing::Policies;
+using custody::lists::for_each_type;
+using custody::PolicyIdiom;
+using custody::lists::Policies;
 
 template <class B>
 int64_t live_tensors() {

@@ -16,15 +16,15 @@
 #include "backends/onednn/onednn.h"
 #include "core/convert.h"
 #include "gtest/gtest.h"
-#include "testing/policies.h"
+#include "custody/lists/policies.h"
 
 namespace {
 
 using custody::BasicTensor;
 using custody::Onednn;
-using custody::testing::for_each_type;
-using custody::testing::PolicyIdiom;
-using custody::testing::Policies;
+using custody::lists::for_each_type;
+using custody::PolicyIdiom;
+using custody::lists::Policies;
 
 template <class T>
 float sum_of(const T& t) {

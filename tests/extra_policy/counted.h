@@ -2,7 +2,7 @@
 //
 // tests/extra_policy/counted.h — `counted`, the smallest ownership policy: a
 // handle is one counted reference (copy retains, destruction and release give
-// it back). It exists to prove README's "Adding a policy" steps complete: it
+// it back). It exists to prove docs/extending.md's "Adding a policy" steps complete: it
 // is defined outside policies/, never named by core, the matrix macro or
 // instantiate.cc, and still runs every generic conformance suite on a backend
 // (//tests/extra_policy:conformance_counted_onednn).

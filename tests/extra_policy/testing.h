@@ -6,14 +6,14 @@
 #ifndef CUSTODY_TESTS_EXTRA_POLICY_TESTING_H_
 #define CUSTODY_TESTS_EXTRA_POLICY_TESTING_H_
 
-#include "testing/policy_idiom.h"
+#include "core/policy_idiom.h"
 #include "tests/extra_policy/counted.h"
 
-namespace custody::testing {
+namespace custody {
 
 template <>
 struct PolicyIdiom<counted::Policy> : DefaultPolicyIdiom {};
 
-}  // namespace custody::testing
+}  // namespace custody
 
 #endif  // CUSTODY_TESTS_EXTRA_POLICY_TESTING_H_

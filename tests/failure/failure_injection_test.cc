@@ -1,10 +1,10 @@
 // Copyright 2026 The custody Authors.
 //
 // Allocation-failure injection (Note [Allocation-failure injection],
-// core/reclaim.h): each workload of the compare tool (mlp training steps,
+// core/reclaim.cc): each workload of the compare tool (mlp training steps,
 // llama tokens, an ops round; small configurations, the same code paths) under
 // each policy of ALL_POLICIES on every backend a test runs without a GPU
-// (//testing:test_backends: onednn, aten, opaque), with its k-th tensor
+// (//custody/lists:test_backends: onednn, aten, opaque), with its k-th tensor
 // allocation failing, for every k the run makes — the allocations of tensor
 // data, and, as a second switch, those of tensor metadata (TensorImpls and the
 // policies' records of references). Each time: the OutOfMemoryError reaches
@@ -29,10 +29,10 @@
 #include "core/reclaim.h"
 #include "core/stats.h"
 #include "gtest/gtest.h"
-#include "testing/all_policies.h"
-#include "testing/test_backends.h"
-#include "testing/policy_idiom.h"
-#include "testing/type_list.h"
+#include "custody/lists/all_policies.h"
+#include "custody/lists/test_backends.h"
+#include "core/policy_idiom.h"
+#include "custody/lists/type_list.h"
 #include "workloads/llama/llama.h"
 #include "workloads/llama/runners.h"
 #include "workloads/mlp/mlp.h"
@@ -43,9 +43,9 @@
 namespace custody::workloads {
 namespace {
 
-using custody::testing::AllPolicies;
-using custody::testing::TestBackends;
-using custody::testing::PolicyIdiom;
+using custody::lists::AllPolicies;
+using custody::lists::TestBackends;
+using custody::PolicyIdiom;
 
 // What a run's failures are injected into (Note [Allocation-failure injection]).
 struct Switch {
@@ -175,8 +175,8 @@ Outcome fail_every_allocation(const Switch& sw, const std::string& name, const D
 template <template <class, class> class RunnerFor, class Data>
 void every_policy(const Switch& sw, const std::string& workload, const Data& data, int steps) {
   RunOptions options;
-  options.gc_mode = GcMode::kNeither;  // a collecting policy's garbage stays: the reclaimer has work
-  custody::testing::for_each_tensor<AllPolicies, TestBackends>([&]<class T>() {
+  options.collect_mode = CollectMode::kNeither;  // a collecting policy's garbage stays: the reclaimer has work
+  custody::lists::for_each_tensor<AllPolicies, TestBackends>([&]<class T>() {
     using P = typename T::policy_type;
     using B = typename T::backend_type;
     const std::string policy = P::name;

@@ -31,17 +31,17 @@
 
 #include "backends/onednn/onednn.h"
 #include "core/nn/temporary.h"
-#include "testing/all_policies.h"
-#include "testing/policy_idiom.h"
-#include "testing/type_list.h"
+#include "custody/lists/all_policies.h"
+#include "core/policy_idiom.h"
+#include "custody/lists/type_list.h"
 
 namespace custody::stress {
 namespace {
 
 using B = Onednn;
 using Clock = std::chrono::steady_clock;
-using custody::testing::AllPolicies;
-using custody::testing::PolicyIdiom;
+using custody::lists::AllPolicies;
+using custody::PolicyIdiom;
 
 std::atomic<int64_t> g_wrong{0};
 
@@ -153,7 +153,7 @@ void worker<gc::Policy>(int, Clock::time_point end, std::atomic<int64_t>* iterat
   for (int64_t i = 0; Clock::now() < end; ++i) {
     mixed_ops<T>(i);
     {
-      // Under ThreadSanitizer the collector never runs (Note [ThreadSanitizer], gc.h): the
+      // Under ThreadSanitizer the collector never runs (Note [ThreadSanitizer], policies/gc/gc.h): the
       // idiom's Reap gives back what the iteration left instead.
       std::optional<PolicyIdiom<gc::Policy>::Reap> no_collector;
       if (!gc::collector_enabled()) no_collector.emplace();
@@ -190,7 +190,7 @@ void worker<manual::Policy>(int, Clock::time_point end, std::atomic<int64_t>* it
 
 // worker<P>(...) for the policy `index` of AllPolicies.
 template <class... Ps>
-void run_policy(custody::testing::TypeList<Ps...>, size_t index, int id, Clock::time_point end,
+void run_policy(custody::lists::TypeList<Ps...>, size_t index, int id, Clock::time_point end,
                 std::atomic<int64_t>* iterations) {
   size_t i = 0;
   ((i++ == index ? worker<Ps>(id, end, &iterations[index]) : void()), ...);
@@ -198,7 +198,7 @@ void run_policy(custody::testing::TypeList<Ps...>, size_t index, int id, Clock::
 
 int run(int seconds, int threads) {
   constexpr size_t kPolicies = AllPolicies::size;
-  const auto names = custody::testing::names_of(AllPolicies{});
+  const auto names = custody::lists::names_of(AllPolicies{});
   const StatsSnapshot before = B::stats().snapshot();
   const Clock::time_point end = Clock::now() + std::chrono::seconds(seconds);
   std::atomic<int64_t> iterations[kPolicies] = {};
@@ -210,8 +210,8 @@ int run(int seconds, int threads) {
   }
   for (std::thread& th : pool) th.join();
   g_mailbox.reset();
-  custody::testing::for_each_type(AllPolicies{}, []<class P>() { PolicyIdiom<P>::settle(); });
-  custody::testing::for_each_type(AllPolicies{}, []<class P>() { PolicyIdiom<P>::settle(); });
+  custody::lists::for_each_type(AllPolicies{}, []<class P>() { PolicyIdiom<P>::settle(); });
+  custody::lists::for_each_type(AllPolicies{}, []<class P>() { PolicyIdiom<P>::settle(); });
   const StatsSnapshot after = B::stats().snapshot();
   for (size_t p = 0; p < kPolicies; ++p) {
     std::cout << names[p] << ": " << iterations[p].load() << " iterations\n";
@@ -219,7 +219,7 @@ int run(int seconds, int threads) {
   std::cout << "wrong values: " << g_wrong.load() << "\n"
             << "left: " << after.live_tensors - before.live_tensors << " tensors, "
             << after.bytes_in_use - before.bytes_in_use << " bytes\n";
-  custody::testing::for_each_type(AllPolicies{}, []<class P>() {
+  custody::lists::for_each_type(AllPolicies{}, []<class P>() {
     if constexpr (PolicyIdiom<P>::kLosesOnError) {
       std::cout << P::name << " leak report: " << PolicyIdiom<P>::reported_leaks() << " references\n";
     }

@@ -1,7 +1,9 @@
 // absl_tsan_annotations: makes Debian's prebuilt absl::Mutex, CondVar and Notification visible to
 // ThreadSanitizer. Linked into //third_party:absl only under --config=tsan.
 //
-// Note [Why interpose]: libabsl_synchronization.so is not instrumented, so TSan never sees the
+// Note [Why interpose]
+// ~~~~~~~~~~~~~~~~~~~~
+// libabsl_synchronization.so is not instrumented, so TSan never sees the
 // happens-before edges that its Lock/Unlock create, and reports data guarded by an absl::Mutex as a race.
 // This file defines the exported member functions again; being loaded before libabsl_synchronization.so,
 // these definitions win symbol lookup (for calls from our code and from inside Abseil, which go through

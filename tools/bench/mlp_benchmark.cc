@@ -19,18 +19,18 @@
 
 #include "benchmark/benchmark.h"
 #include "policies/gc/benchmark_counters.h"
-#include "testing/all_policies.h"
-#include "testing/host_backends.h"
-#include "tools/bench/bench_util.h"
-#include "tools/bench/libtorch_peers.h"
+#include "custody/lists/all_policies.h"
+#include "custody/lists/all_host_backends.h"
+#include "testing/bench/bench_util.h"
+#include "testing/bench/libtorch_peers.h"
 #include "tools/bench/mlp_step.h"
 #include "tools/bench/mlp_step_aten.h"
 
 namespace custody::bench {
 namespace {
 
-using custody::testing::AllPolicies;
-using custody::testing::HostBackends;
+using custody::lists::AllPolicies;
+using custody::lists::AllHostBackends;
 
 constexpr float kLr = 0.01f;
 const char* const kCase = "mlp_step/64x784-256-10";
@@ -85,7 +85,7 @@ void mlp_libtorch(benchmark::State& state) {
 
 [[maybe_unused]] const bool registered = [] {
   add(kCase, "libtorch", mlp_libtorch);
-  for_each_tensor<AllPolicies, HostBackends>([]<class T>() {
+  for_each_tensor<AllPolicies, AllHostBackends>([]<class T>() {
     using P = typename T::policy_type;
     add(kCase, contender<T>(), [](benchmark::State& s) { mlp<T>(s, Variant::kRelease); });
     if constexpr (std::is_same_v<P, scope::Policy>) {

@@ -14,10 +14,10 @@
 
 #include "core/tensor.h"
 #include "gtest/gtest.h"
-#include "testing/all_policies.h"
-#include "testing/host_backends.h"
-#include "testing/policy_idiom.h"
-#include "testing/type_list.h"
+#include "custody/lists/all_policies.h"
+#include "custody/lists/all_host_backends.h"
+#include "core/policy_idiom.h"
+#include "custody/lists/type_list.h"
 #include "tools/bench/mlp_step.h"
 #include "tools/bench/mlp_step_aten.h"
 
@@ -27,7 +27,7 @@ namespace {
 constexpr float kLr = 0.1f;
 constexpr int kSteps = 3;
 
-using custody::testing::PolicyIdiom;
+using custody::PolicyIdiom;
 
 void expect_close(const std::vector<float>& got, const std::vector<float>& want,
                   const std::string& what) {
@@ -99,9 +99,9 @@ template <class T>
 class MlpStepTest : public ::testing::Test {};
 
 // Every policy of ALL_POLICIES on every host backend (tools/build_defs/flags.bzl).
-using Types = custody::testing::Apply<
+using Types = custody::lists::Apply<
     ::testing::Types,
-    custody::testing::TensorsOf<custody::testing::AllPolicies, custody::testing::HostBackends>>;
+    custody::lists::TensorsOf<custody::lists::AllPolicies, custody::lists::AllHostBackends>>;
 
 class TypeNames {
  public:

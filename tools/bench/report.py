@@ -6,7 +6,7 @@
 tools/bench/run.sh runs it over the JSON its benchmark binaries wrote
 (`--benchmark_repetitions=N --benchmark_out_format=json`).
 
-Benchmarks are named `<case>/<contender>` (tools/bench/bench_util.h): everything before the last `/` is
+Benchmarks are named `<case>/<contender>` (testing/bench/bench_util.h): everything before the last `/` is
 the case (with its parameters, e.g. `matmul_2d/n=1024`), the rest is who runs it (`tensor_ptr:onednn`,
 `libtorch`, `onednn_direct`, `omp_loop`, ...). Suffixes Google Benchmark appends (`/real_time`,
 `/min_time:0.5`, `/iterations:N`, `/repeats:N`, `/threads:N`, ...) are dropped first.

@@ -13,9 +13,9 @@ every target that depends on it, with the list of allowed values.
 POLICIES = ["tensor_ptr", "dispose", "scope", "gc", "manual"]
 
 # Policies for tests only, each with the package that defines it: in the conformance matrix and in
-# every test-side list (//testing:all_policies: the fuzzers, failure injection, the stress test, the
+# every test-side list (//custody/lists:all_policies: the fuzzers, failure injection, the stress test, the
 # workloads' tests, the compare tool's and benchmarks' test builds), never offered by the flag.
-# counted (tests/extra_policy) proves README's "Adding a policy" steps complete.
+# counted (tests/extra_policy) proves docs/extending.md's "Adding a policy" steps complete.
 TEST_POLICIES = {"counted": "//tests/extra_policy"}
 
 # Every policy a test runs: POLICIES, then TEST_POLICIES.
@@ -31,8 +31,6 @@ def policy_package(policy):
         fail("unknown policy {}; policies: {}".format(policy, ALL_POLICIES))
     return TEST_POLICIES.get(policy, "//policies/" + policy)
 
-BACKENDS = ["onednn", "cuda", "aten", "opaque"]
-
 # The values --//backends:backend accepts. cuda builds only with --config=cuda (//tools/build_defs:cuda.bzl):
 # without it, a target that selects it is incompatible, and naming one on the command line says so.
 SELECTABLE_BACKENDS = ["onednn", "cuda", "aten"]
@@ -40,6 +38,29 @@ SELECTABLE_BACKENDS = ["onednn", "cuda", "aten"]
 # Backends for tests only: in the conformance matrix, never offered by the flag. opaque
 # (backends/opaque) keeps its memory behind addresses the host must not read.
 TEST_BACKENDS = ["opaque"]
+
+# Host backends for tests only, each with the package that defines it: in the conformance matrix and
+# in every test-side list of host backends (//custody/lists:all_host_backends: the workloads' tests,
+# the benchmarks, the compare tool's test build, failure injection), never offered by the flag.
+# loops (tests/extra_backend: the host loops without oneDNN) proves docs/extending.md's "Adding a
+# backend" steps complete.
+TEST_HOST_BACKENDS = {"loops": "//tests/extra_backend"}
+
+# Every host backend a test runs: HOST_BACKENDS, then TEST_HOST_BACKENDS.
+ALL_HOST_BACKENDS = HOST_BACKENDS + TEST_HOST_BACKENDS.keys()
+
+# Every backend the conformance matrix knows.
+BACKENDS = SELECTABLE_BACKENDS + TEST_BACKENDS + TEST_HOST_BACKENDS.keys()
+
+def backend_package(backend):
+    """The package that defines `backend`: //backends/<b>, or its entry in TEST_HOST_BACKENDS."""
+    if backend not in BACKENDS:
+        fail("unknown backend {}; backends: {}".format(backend, BACKENDS))
+    return TEST_HOST_BACKENDS.get(backend, "//backends/" + backend)
+
+def backend_header(backend):
+    """The header of `backend`, by convention <package>/<b>.h, declaring custody::<CamelCase b>."""
+    return "{}/{}.h".format(backend_package(backend)[2:], backend)
 
 def camel_case(name):
     """tensor_ptr -> TensorPtr, onednn -> Onednn: the C++ spelling of a policy or backend name."""
@@ -61,8 +82,9 @@ def selected_policy_defines(policy):
     ]
 
 def selected_backend_defines(backend):
-    """The macros custody/tensor.h reads to name `backend`: backends/<b>/<b>.h and
-    custody::<CamelCase b>, by convention, and CUSTODY_SELECTED_BACKEND_<B>."""
+    """The macros custody/tensor.h and the makers' default backend (policies/tensor_ptr/make.h) read to
+    name `backend`: backends/<b>/<b>.h and custody::<CamelCase b>, by convention, and
+    CUSTODY_SELECTED_BACKEND_<B>."""
     return [
         "CUSTODY_SELECTED_BACKEND_" + backend.upper(),
         'CUSTODY_SELECTED_BACKEND_HEADER=\\"backends/{0}/{0}.h\\"'.format(backend),

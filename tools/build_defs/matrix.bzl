@@ -22,7 +22,7 @@ list; the suites are written once and instantiate.cc names no policy or backend.
 """
 
 load("//tools/build_defs:cuda.bzl", "requires_cuda")
-load("//tools/build_defs:flags.bzl", "BACKENDS", "POLICIES", "TEST_POLICIES", "camel_case", "policy_package")
+load("//tools/build_defs:flags.bzl", "BACKENDS", "POLICIES", "TEST_POLICIES", "backend_header", "backend_package", "camel_case", "policy_package")
 
 
 # Backends whose test binaries must not link libtorch, and so compare against the oneDNN oracle.
@@ -63,12 +63,12 @@ def conformance_matrix(
             local_defines = [
                 'CUSTODY_POLICY_TESTING_HEADER=\\"policies/{}/testing.h\\"'.format(KERNEL_POLICY),
                 "CUSTODY_POLICY_TYPE=custody::{}::Policy".format(KERNEL_POLICY),
-                'CUSTODY_BACKEND_HEADER=\\"backends/{0}/{0}.h\\"'.format(backend),
+                'CUSTODY_BACKEND_HEADER=\\"{}\\"'.format(backend_header(backend)),
                 "CUSTODY_BACKEND_TYPE=custody::" + camel_case(backend),
             ],
             deps = suites + [
                 oracle_for(backend),
-                "//backends/" + backend,
+                backend_package(backend),
                 "//policies/{}:testing".format(KERNEL_POLICY),
                 "//third_party:gtest_main",
             ],
@@ -97,12 +97,12 @@ def conformance_matrix(
                 'CUSTODY_POLICY_SUITE_HEADER=\\"{}/contract_suite.h\\"'.format(package[2:]),
                 "CUSTODY_POLICY_TYPE=custody::{}::Policy".format(policy),
                 "CUSTODY_POLICY_CONTRACT_SUITE={}ContractTest".format(camel_case(policy)),
-                'CUSTODY_BACKEND_HEADER=\\"backends/{0}/{0}.h\\"'.format(backend),
+                'CUSTODY_BACKEND_HEADER=\\"{}\\"'.format(backend_header(backend)),
                 "CUSTODY_BACKEND_TYPE=custody::" + camel_case(backend),
             ],
             deps = suites + [
                 oracle_for(backend),
-                "//backends/" + backend,
+                backend_package(backend),
                 package + ":contract_suite",
                 "//third_party:gtest_main",
             ],
@@ -129,7 +129,7 @@ def policy_contract_suite(policy):
         hdrs = ["testing.h"],
         deps = [
             ":" + policy,
-            "//testing:policy_idiom",
+            "//core:policy_idiom",
         ],
     )
     native.cc_library(
@@ -140,7 +140,6 @@ def policy_contract_suite(policy):
             ":" + policy,
             ":testing",
             "//testing:disposable_checks",
-            "//tests/conformance:suites",
             "//third_party:gtest",
         ],
     )

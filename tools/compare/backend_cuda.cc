@@ -5,15 +5,13 @@
 // the peer on a GPU machine is PyTorch's own CUDA ops (tools/gpu/torch_peer.py).
 
 #include "backends/cuda/cuda.h"
+#include "tools/compare/backend_run.h"
 #include "tools/compare/compare.h"
-#include "tools/compare/measure.h"
-#include "tools/compare/plans.h"
-#include "tools/compare/policies.h"
 
 namespace custody::compare {
 
 BackendRun cuda_run() {
-  return BackendRun{"cuda", &plans<Cuda, ComparePolicies, /*kLibtorchPeer=*/false>, &measure<Cuda>};
+  return backend_run<Cuda, /*kLibtorchPeer=*/false>();
 }
 
 }  // namespace custody::compare

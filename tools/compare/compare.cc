@@ -10,10 +10,10 @@
 //   ./bazelw run //tools/compare -- --all_backends        # onednn and aten
 //   ./bazelw run --//backends:backend=aten //tools/compare
 //
-// Per workload it prints a table (columns explained in README, "Comparing the
-// policies"), writes every number to <out>/compare.json, and draws
+// Per workload it prints a table (columns explained in docs/reference.md, "The
+// compare tool"), writes every number to <out>/compare.json, and draws
 // <out>/<workload>_<backend>_memory.png (gnuplot): bytes in use over the
-// steps, one line per contender, and <out>/report.html (tools/report/html.h):
+// steps, one line per contender, and <out>/report.html (custody/report/html.h):
 // the tables, a verdict per workload, and per contender a timeline by
 // category with the live-set bound, the sites holding memory past its last
 // use with their stacks, and the leaks. <out> defaults to compare-out/ in the
@@ -22,15 +22,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <map>
-#include <optional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -41,11 +41,12 @@
 #include "absl/strings/str_split.h"
 #include "core/error.h"
 #include "core/threads.h"
+#include "custody/report/html.h"
+#include "custody/report/json.h"
+#include "custody/report/output.h"
 #include "tools/compare/compare.h"
-#include "tools/compare/output.h"
 #include "tools/compare/registry.h"
 #include "tools/flags/flags.h"
-#include "tools/report/html.h"
 
 namespace custody::compare {
 namespace {
@@ -69,7 +70,7 @@ int lines_of_code(const std::string& workload, const std::string& policy) {
 }  // namespace
 }  // namespace custody::compare
 
-// The command line (Note [Flags], tools/flags/flags.h; README lists them, checked by
+// The command line (Note [Flags], tools/flags/flags.h; docs/reference.md lists them, checked by
 // //tools/flags:readme_options_test).
 ABSL_FLAG(std::vector<std::string>, workloads, std::vector<std::string>({"mlp", "llama", "ops", "serve"}),
           "workloads to run, comma-separated: mlp, llama, ops, serve (and a custody_workload binary's own, "
@@ -136,8 +137,14 @@ Options parse(int argc, char** argv) {
 
 std::string mib(int64_t bytes) { return absl::StrFormat("%.2f", static_cast<double>(bytes) / (1 << 20)); }
 
+using report::Json;
 using report::json_number;
-using report::json_string;
+using report::make_dirs;
+using report::rename_into_place;
+using report::temporary_beside;
+using report::write_file;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct WorkloadResult {
   std::string backend;
@@ -210,12 +217,12 @@ void print_table(const WorkloadResult& r) {
         m.lower_bound_bytes > 0
             ? absl::StrFormat("%.2f", static_cast<double>(m.peak_bytes) / static_cast<double>(m.lower_bound_bytes))
             : "-";
-    const bool gc = m.policy == "gc";
+    const bool collects = m.collects;
     std::cout << absl::StrFormat(
         "%-22s %9.3f %9.3f %8s %9s %9s %7s %6.1f %7d %9d %6s %8s %5s\n", m.contender, m.median_ms,
         m.min_ms, ratio, mib(m.peak_bytes), mib(m.lower_bound_bytes), bound_ratio,
         100 * m.held_dead.held_dead_share(), m.live_tensors, m.leaked_bytes,
-        gc ? absl::StrCat(m.collections) : "-", gc ? absl::StrCat(m.finalized) : "-",
+        collects ? absl::StrCat(m.collections) : "-", collects ? absl::StrCat(m.finalized) : "-",
         lines_of_code(r.plan.name, m.policy) > 0 ? absl::StrCat(lines_of_code(r.plan.name, m.policy)) : "-");
   }
   for (const Measurement& m : r.runs) {
@@ -283,96 +290,128 @@ std::string plot(const Options& o, const WorkloadResult& r) {
   return png;
 }
 
-std::string write_json(const Options& o, const std::vector<WorkloadResult>& results) {
-  std::ostringstream f;
-  f << "{\n  \"threads\": " << custody::num_threads() << ",\n  \"quick\": " << (o.quick ? "true" : "false")
-    << ",\n  \"sites\": " << (o.sites ? "true" : "false")
-    << ",\n  \"results\": [\n";
-  for (size_t i = 0; i < results.size(); ++i) {
-    const WorkloadResult& r = results[i];
-    f << "    {\"workload\": " << json_string(r.plan.name) << ", \"variant\": " << json_string(r.plan.variant)
-      << ", \"backend\": " << json_string(r.backend)
-      << ", \"unit\": " << json_string(r.plan.unit) << ", \"description\": " << json_string(r.plan.description)
-      << ", \"steps\": " << r.plan.steps << ", \"plot\": " << json_string(r.plot) << ", \"shapes\": {";
-    for (size_t k = 0; k < r.plan.shapes.size(); ++k) {
-      f << (k ? ", " : "") << json_string(r.plan.shapes[k].first) << ": " << r.plan.shapes[k].second;
+// One figure per memory category, by its name.
+template <typename T>
+Json by_category(const std::array<T, kNumMemoryCategories>& values) {
+  Json j = Json::object();
+  for (int k = 0; k < kNumMemoryCategories; ++k) {
+    const T v = values[static_cast<size_t>(k)];
+    const char* name = category_name(static_cast<MemoryCategory>(k));
+    if constexpr (std::is_floating_point_v<T>) {
+      j[name] = json_number(v);  // byte-steps
+    } else {
+      j[name] = v;  // bytes, exact
     }
-    f << "},\n     \"contenders\": [\n";
-    const double peer = r.peer_median_ms();
-    for (size_t j = 0; j < r.runs.size(); ++j) {
-      const Measurement& m = r.runs[j];
-      f << "       {\"name\": " << json_string(m.contender) << ", \"policy\": "
-        << (m.policy.empty() ? "null" : json_string(m.policy)) << ", \"median_ms\": " << json_number(m.median_ms)
-        << ", \"min_ms\": " << json_number(m.min_ms)
-        << ", \"ratio_to_libtorch\": " << json_number(peer > 0 ? m.median_ms / peer : NAN)
-        << ", \"metric\": " << json_number(m.metric);
-      if (!m.figures.empty()) {
-        f << ", \"figures\": {";
-        for (size_t k = 0; k < m.figures.size(); ++k) {
-          f << (k ? ", " : "") << json_string(m.figures[k].name) << ": " << json_number(m.figures[k].value);
-        }
-        f << "}";
-      }
-      if (m.has_memory) {
-        f << ", \"peak_bytes\": " << m.peak_bytes << ", \"lower_bound_bytes\": " << m.lower_bound_bytes
-          << ", \"peak_to_lower_bound\": "
-          << json_number(m.lower_bound_bytes > 0 ? static_cast<double>(m.peak_bytes) / m.lower_bound_bytes : NAN)
-          << ", \"live_tensors\": " << m.live_tensors << ", \"leaked_bytes\": " << m.leaked_bytes
-          << ", \"leaked_tensors\": " << m.leaked_tensors << ", \"collections\": " << m.collections
-          << ", \"finalized\": " << m.finalized << ", \"lines_of_code\": " << lines_of_code(r.plan.name, m.policy)
-          << ", \"memory_pass_ms\": " << json_number(m.memory_pass_ms)
-          << ", \"step_peak_bytes\": [" << absl::StrJoin(m.step_peak_bytes, ", ") << "]";
-        const report::HeldDead& h = m.held_dead;
-        f << ",\n        \"held_dead\": {\"share\": " << json_number(h.held_dead_share())
-          << ", \"byte_steps\": " << json_number(h.byte_steps)
-          << ", \"bound_byte_steps\": " << json_number(h.bound_byte_steps)
-          << ", \"held_dead_byte_steps\": " << json_number(h.held_dead_byte_steps)
-          << ", \"peak_bytes\": " << h.peak_bytes << ", \"peak_step\": " << json_number(h.peak_step)
-          << ", \"dead_at_peak_bytes\": " << h.dead_at_peak_bytes << ", \"collections\": " << h.collections
-          << ", \"awaiting_collection_byte_steps\": " << json_number(h.awaiting_collection_byte_steps)
-          << ", \"cross_thread_frees\": " << h.cross_thread_frees
-          << ", \"out_of_order_allocs\": " << h.out_of_order_allocs;
-        const auto by_category = [&f](const char* key, const auto& values) {
-          f << ", \"" << key << "\": {";
-          for (int k = 0; k < kNumMemoryCategories; ++k) {
-            f << (k ? ", " : "") << json_string(category_name(static_cast<MemoryCategory>(k))) << ": "
-              << absl::StrCat(values[static_cast<size_t>(k)]);  // bytes exact; byte-steps to the last digit
-          }
-          f << "}";
-        };
-        by_category("peak_by_category", h.peak_by_category);
-        by_category("dead_at_peak_by_category", h.dead_at_peak_by_category);
-        by_category("held_dead_by_category", h.held_dead_by_category);
-        f << ", \"sites\": [";
-        for (size_t k = 0; k < h.sites.size(); ++k) {
-          const report::SiteHeld& s = h.sites[k];
-          f << (k ? ", " : "") << "{\"frame\": " << json_string(s.frame)
-            << ", \"pc\": " << json_string(absl::StrFormat("%p", s.pc))
-            << ", \"allocations\": " << s.allocations << ", \"bytes\": " << s.bytes
-            << ", \"byte_steps\": " << json_number(s.byte_steps)
-            << ", \"held_dead_byte_steps\": " << json_number(s.held_dead_byte_steps)
-            << ", \"dead_at_peak_bytes\": " << s.dead_at_peak_bytes
-            << ", \"alive_at_peak_bytes\": " << s.alive_at_peak_bytes
-            << ", \"awaiting_collection_byte_steps\": " << json_number(s.awaiting_collection_byte_steps)
-            << ", \"category\": " << json_string(category_name(s.category))
-            << ", \"unfreed_bytes\": " << s.unfreed_bytes << ", \"stack\": " << json_string(s.stack)
-            << "}";
-        }
-        f << "]}";
-      }
-      f << ", \"step_ms\": [";
-      for (size_t k = 0; k < m.step_ms.size(); ++k) f << (k ? ", " : "") << json_number(m.step_ms[k]);
-      f << "]}" << (j + 1 < r.runs.size() ? "," : "") << "\n";
-    }
-    f << "     ]}" << (i + 1 < results.size() ? "," : "") << "\n";
   }
-  f << "  ]\n}\n";
+  return j;
+}
+
+// A contender's memory held past its last use, by site and category (custody/report/held_dead.h).
+Json held_dead_json(const report::HeldDead& h) {
+  Json sites = Json::array();
+  for (const report::SiteHeld& s : h.sites) {
+    Json site;
+    site["frame"] = s.frame;
+    site["pc"] = absl::StrFormat("%p", s.pc);
+    site["allocations"] = s.allocations;
+    site["bytes"] = s.bytes;
+    site["byte_steps"] = json_number(s.byte_steps);
+    site["held_dead_byte_steps"] = json_number(s.held_dead_byte_steps);
+    site["dead_at_peak_bytes"] = s.dead_at_peak_bytes;
+    site["alive_at_peak_bytes"] = s.alive_at_peak_bytes;
+    site["awaiting_collection_byte_steps"] = json_number(s.awaiting_collection_byte_steps);
+    site["category"] = category_name(s.category);
+    site["unfreed_bytes"] = s.unfreed_bytes;
+    site["stack"] = s.stack;
+    sites.push_back(std::move(site));
+  }
+  Json j;
+  j["share"] = json_number(h.held_dead_share());
+  j["byte_steps"] = json_number(h.byte_steps);
+  j["bound_byte_steps"] = json_number(h.bound_byte_steps);
+  j["held_dead_byte_steps"] = json_number(h.held_dead_byte_steps);
+  j["peak_bytes"] = h.peak_bytes;
+  j["peak_step"] = json_number(h.peak_step);
+  j["dead_at_peak_bytes"] = h.dead_at_peak_bytes;
+  j["collections"] = h.collections;
+  j["awaiting_collection_byte_steps"] = json_number(h.awaiting_collection_byte_steps);
+  j["cross_thread_frees"] = h.cross_thread_frees;
+  j["out_of_order_allocs"] = h.out_of_order_allocs;
+  j["peak_by_category"] = by_category(h.peak_by_category);
+  j["dead_at_peak_by_category"] = by_category(h.dead_at_peak_by_category);
+  j["held_dead_by_category"] = by_category(h.held_dead_by_category);
+  j["sites"] = std::move(sites);
+  return j;
+}
+
+// One contender of a workload: its times, and for a custody contender its memory figures.
+Json contender_json(const WorkloadResult& r, const Measurement& m) {
+  const double peer = r.peer_median_ms();
+  Json c;
+  c["name"] = m.contender;
+  c["policy"] = m.policy.empty() ? Json(nullptr) : Json(m.policy);
+  c["median_ms"] = json_number(m.median_ms);
+  c["min_ms"] = json_number(m.min_ms);
+  c["ratio_to_libtorch"] = json_number(peer > 0 ? m.median_ms / peer : kNaN);
+  c["metric"] = json_number(m.metric);
+  if (!m.figures.empty()) {
+    Json figures = Json::object();
+    for (const workloads::Figure& f : m.figures) figures[f.name] = json_number(f.value);
+    c["figures"] = std::move(figures);
+  }
+  if (m.has_memory) {
+    c["peak_bytes"] = m.peak_bytes;
+    c["lower_bound_bytes"] = m.lower_bound_bytes;
+    c["peak_to_lower_bound"] = json_number(
+        m.lower_bound_bytes > 0 ? static_cast<double>(m.peak_bytes) / static_cast<double>(m.lower_bound_bytes)
+                                : kNaN);
+    c["live_tensors"] = m.live_tensors;
+    c["leaked_bytes"] = m.leaked_bytes;
+    c["leaked_tensors"] = m.leaked_tensors;
+    c["collections"] = m.collections;
+    c["finalized"] = m.finalized;
+    c["lines_of_code"] = lines_of_code(r.plan.name, m.policy);
+    c["memory_pass_ms"] = json_number(m.memory_pass_ms);
+    c["step_peak_bytes"] = m.step_peak_bytes;
+    c["held_dead"] = held_dead_json(m.held_dead);
+  }
+  Json step_ms = Json::array();
+  for (double t : m.step_ms) step_ms.push_back(json_number(t));
+  c["step_ms"] = std::move(step_ms);
+  return c;
+}
+
+// <out>/compare.json: every number of the run (docs/reference.md, "The compare tool").
+std::string write_json(const Options& o, const std::vector<WorkloadResult>& results) {
+  Json all = Json::array();
+  for (const WorkloadResult& r : results) {
+    Json shapes = Json::object();
+    for (const auto& [name, value] : r.plan.shapes) shapes[name] = value;
+    Json contenders = Json::array();
+    for (const Measurement& m : r.runs) contenders.push_back(contender_json(r, m));
+    Json w;
+    w["workload"] = r.plan.name;
+    w["variant"] = r.plan.variant;
+    w["backend"] = r.backend;
+    w["unit"] = r.plan.unit;
+    w["description"] = r.plan.description;
+    w["steps"] = r.plan.steps;
+    w["plot"] = r.plot;
+    w["shapes"] = std::move(shapes);
+    w["contenders"] = std::move(contenders);
+    all.push_back(std::move(w));
+  }
+  Json f;
+  f["threads"] = custody::num_threads();
+  f["quick"] = o.quick;
+  f["sites"] = o.sites;
+  f["results"] = std::move(all);
   const std::string path = o.out_dir + "/compare.json";
-  write_file(path, f.str());  // Note [Results never silently lost]
+  write_file(path, report::json_text(f, /*indent=*/2) + "\n");  // Note [Results never silently lost]
   return path;
 }
 
-// compare-out/report.html (tools/report/html.h): the tables, timelines by category, held-dead sites.
+// compare-out/report.html (custody/report/html.h): the tables, timelines by category, held-dead sites.
 std::string write_report(const Options& o, const std::vector<WorkloadResult>& results) {
   std::vector<report::WorkloadData> data;
   for (const WorkloadResult& r : results) {
@@ -463,7 +502,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return custody::compare::run(argc, argv);
-  } catch (const custody::compare::OutputError& e) {
+  } catch (const custody::report::OutputError& e) {
     std::cerr << "compare: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {

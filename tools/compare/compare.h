@@ -14,7 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "tools/report/held_dead.h"
+#include "core/policy_idiom.h"
+#include "custody/report/held_dead.h"
 #include "workloads/workload.h"
 
 namespace custody::compare {
@@ -35,10 +36,29 @@ struct Options {
 };
 
 // One workload under one policy (and gc mode), or the libtorch peer.
+// What the compare tool calls of a contender's policy around its passes: its
+// PolicyIdiom's collector hooks (core/policy_idiom.h), which do nothing for a
+// policy that does not collect and for the peer.
+struct CollectorHooks {
+  bool collects = false;  // PolicyIdiom::kCollects
+  void (*collect)() = [] {};
+  CollectorCounts (*counts)() = [] { return CollectorCounts{}; };
+  uint64_t (*straggler_serial)() = [] { return uint64_t{0}; };
+  int64_t (*release_stragglers_since)(uint64_t) = [](uint64_t) { return int64_t{0}; };
+};
+
+template <class P>
+CollectorHooks collector_hooks() {
+  using Idiom = PolicyIdiom<P>;
+  return {Idiom::kCollects, &Idiom::collect, &Idiom::collector_counts, &Idiom::straggler_serial,
+          &Idiom::release_stragglers_since};
+}
+
 struct Contender {
   std::string name;    // "scope", "gc:trigger", "libtorch", ...
   std::string policy;  // "scope", ..., "" for the libtorch peer
   std::function<std::unique_ptr<workloads::Runner>()> make;
+  CollectorHooks collector = {};
   bool is_peer() const { return policy.empty(); }
 };
 
@@ -68,17 +88,18 @@ struct Measurement {
   double median_ms = 0, min_ms = 0;
   double metric = 0;                // the runner's metric after the last step
   bool has_memory = false;          // custody contenders only
+  bool collects = false;            // its policy collects (the table prints its counts)
   int64_t peak_bytes = 0;           // memory pass, above the bytes in use before it
   int64_t lower_bound_bytes = 0;    // live-set lower bound of the same history
   int64_t live_tensors = 0;         // after the last step, above the count before the pass
   int64_t leaked_bytes = 0;         // after finish()
   int64_t leaked_tensors = 0;
-  int64_t collections = 0, finalized = 0;  // gc::stats() deltas over the memory pass
+  int64_t collections = 0, finalized = 0;  // the collector's counts over the memory pass
   std::vector<int64_t> step_peak_bytes;    // the highest bytes in use within each step
   std::vector<TimelinePoint> timeline;
   double memory_pass_ms = 0;  // the memory pass, recording and analysis included (wall clock)
   std::vector<workloads::Figure> figures;  // the runner's own, after the timing pass (Runner::figures)
-  // Memory held past its last use, by creation site (tools/report/held_dead.h),
+  // Memory held past its last use, by creation site (custody/report/held_dead.h),
   // from the memory pass's history recorded with sites; `sites` keeps the top kHeldDeadSites
   // by held dead and by bytes at the peak, and the leaks (report::keep_top_sites).
   report::HeldDead held_dead;
@@ -91,14 +112,12 @@ struct BackendRun {
   std::function<Measurement(const Contender&, int64_t steps, bool sites)> measure;
 };
 
-BackendRun onednn_run();  // backend_onednn.cc
-BackendRun aten_run();    // backend_aten.cc
-BackendRun cuda_run();    // backend_cuda.cc (compare_cuda, --config=cuda: no libtorch peer)
+BackendRun cuda_run();  // backend_cuda.cc (compare_cuda, --config=cuda: no libtorch peer)
 
 // The backends one binary of the tool runs, given the options, after setting up
 // its threads: selected_cpu.cc in //tools/compare:compare (the flag-selected
-// host backend, or onednn and aten with --all_backends), selected_cuda.cc in
-// //tools/compare:compare_cuda (cuda).
+// host backend, or every host backend with --all_backends: those registered,
+// registry.h), selected_cuda.cc in //tools/compare:compare_cuda (cuda).
 std::vector<BackendRun> backends_to_run(const Options& o);
 
 }  // namespace custody::compare

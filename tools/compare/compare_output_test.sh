@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compare's results are never silently lost (Note [Results never silently lost], tools/compare/output.h):
+# compare's results are never silently lost (Note [Results never silently lost], custody/report/output.h):
 # an output directory that cannot be made is an error naming it and the OS's reason, before anything is
 # measured, with a non-zero exit and no "wrote"; a good run creates the directory with its parents, and
 # every file "wrote" names exists, with no temporary left; a failed run leaves earlier results as they were.

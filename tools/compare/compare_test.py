@@ -47,7 +47,7 @@ import sys
 import tempfile
 import unittest
 
-from tools.report import headless
+from custody.report import headless
 
 # Set from the command line (tools/compare/BUILD passes POLICIES and HOST_BACKENDS of
 # tools/build_defs/flags.bzl): the deterministic policies, then gc's three runs.

@@ -11,11 +11,12 @@
 //     bytes in use, the live-set lower bound (the peak had every allocation
 //     been freed right after its last use), the timeline, the memory held
 //     past its last use by creation site (the history records each
-//     allocation's stack: tools/report/held_dead.h); from the counters:
+//     allocation's stack: custody/report/held_dead.h); from the counters:
 //     live tensors after the last step, bytes and tensors left after finish().
 // Recording costs a lock per event, so the passes are separate: timings never
-// include it. The collector runs before each pass and what a gc contender
-// left behind is disposed after it, so no pass inherits another's garbage.
+// include it. A collecting contender's collector runs before each pass and
+// what it left behind is given back after it (its policy's hooks,
+// CollectorHooks), so no pass inherits another's garbage.
 
 #ifndef CUSTODY_TOOLS_COMPARE_MEASURE_H_
 #define CUSTODY_TOOLS_COMPARE_MEASURE_H_
@@ -27,7 +28,6 @@
 
 #include "core/error.h"
 #include "core/stats.h"
-#include "policies/gc/gc.h"
 #include "tools/compare/compare.h"
 
 namespace custody::compare {
@@ -77,16 +77,18 @@ Measurement measure(const Contender& c, int64_t steps, bool sites = true) {
   Measurement m;
   m.contender = c.name;
   m.policy = c.policy;
+  m.collects = c.collector.collects;
   MemoryStats& stats = B::stats();
 
-  // A gc contender's collector may keep a few dead aliases alive (it scans the
-  // stack conservatively): they are counted as leaked below, then disposed so
-  // that the next pass starts from what it left.
-  // Made on any thread: a runner's threads (serve's workers) end with its finish().
-  const auto dispose_stragglers = [since = gc::testing::next_serial()] {
-    gc::testing::release_created_since(since);
+  // A collecting contender's collector may keep a few dead aliases alive (a
+  // conservative scan of the stack): they are counted as leaked below, then
+  // given back so that the next pass starts from what it left. Made on any
+  // thread: a runner's threads (serve's workers) end with its finish().
+  const CollectorHooks& collector = c.collector;
+  const auto dispose_stragglers = [&collector, since = collector.straggler_serial()] {
+    collector.release_stragglers_since(since);
   };
-  gc::collect();
+  collector.collect();
   {
     std::unique_ptr<workloads::Runner> r = c.make();
     r->step();  // warm-up: caches, primitives, thread pools
@@ -106,11 +108,11 @@ Measurement measure(const Contender& c, int64_t steps, bool sites = true) {
   if (c.is_peer()) return m;
 
   dispose_stragglers();
-  gc::collect();
+  collector.collect();
   m.has_memory = true;
   const auto memory_pass_start = Clock::now();
   const StatsSnapshot before = stats.snapshot();
-  const gc::Stats gc_before = gc::stats();
+  const CollectorCounts collector_before = collector.counts();
   stats.record_history(true, /*with_sites=*/sites);
   {
     std::unique_ptr<workloads::Runner> r = c.make();
@@ -120,9 +122,9 @@ Measurement measure(const Contender& c, int64_t steps, bool sites = true) {
       stats.mark();
     }
     m.live_tensors = stats.snapshot().live_tensors - before.live_tensors;
-    const gc::Stats gc_after = gc::stats();
-    m.collections = gc_after.collections - gc_before.collections;
-    m.finalized = gc_after.finalized - gc_before.finalized;
+    const CollectorCounts collector_after = collector.counts();
+    m.collections = collector_after.collections - collector_before.collections;
+    m.finalized = collector_after.finalized - collector_before.finalized;
     r->finish();
   }
   stats.record_history(false);

@@ -19,8 +19,8 @@
 
 #include "absl/strings/str_format.h"
 #include "core/error.h"
-#include "testing/policy_idiom.h"
-#include "testing/type_list.h"
+#include "core/policy_idiom.h"
+#include "custody/lists/type_list.h"
 #include "tools/compare/compare.h"
 #include "tools/compare/registry.h"
 #include "workloads/llama/hybrid.h"
@@ -35,34 +35,36 @@
 
 namespace custody::compare {
 
-inline constexpr int64_t kGcTriggerBytes = int64_t{8} << 20;
+inline constexpr int64_t kTriggerBytes = int64_t{8} << 20;
 
 // The runners of one workload (RunnerFor<P, B>, its runners.h) under every
 // policy of Policies: one contender per policy, named as the policy; a policy
-// that collects (PolicyIdiom::kCollects: gc) three times, "<name>:<mode>": a
+// that collects (PolicyIdiom::kCollects) three times, "<name>:<mode>": a
 // collection after every step, only the pressure trigger, neither.
 template <class B, class Policies, template <class, class> class RunnerFor, class Data>
 std::vector<Contender> policy_contenders(const Data* d) {
-  using workloads::GcMode;
+  using workloads::CollectMode;
   using workloads::RunOptions;
   std::vector<Contender> out;
-  custody::testing::for_each_type(Policies{}, [&]<class P>() {
+  custody::lists::for_each_type(Policies{}, [&]<class P>() {
     using R = RunnerFor<P, B>;
     const std::string name = P::name;
-    if constexpr (custody::testing::PolicyIdiom<P>::kCollects) {
-      const auto with = [d](GcMode mode) {
+    if constexpr (custody::PolicyIdiom<P>::kCollects) {
+      const auto with = [d](CollectMode mode) {
         return [d, mode]() -> std::unique_ptr<workloads::Runner> {
           RunOptions o;
-          o.gc_mode = mode;
-          o.gc_trigger_bytes = kGcTriggerBytes;
+          o.collect_mode = mode;
+          o.trigger_bytes = kTriggerBytes;
           return std::make_unique<R>(*d, o);
         };
       };
-      out.push_back({name + ":collect_every_step", name, with(GcMode::kCollectEveryStep)});
-      out.push_back({name + ":trigger_8MiB", name, with(GcMode::kPressureTrigger)});
-      out.push_back({name + ":no_collection", name, with(GcMode::kNeither)});
+      const CollectorHooks hooks = collector_hooks<P>();
+      out.push_back({name + ":collect_every_step", name, with(CollectMode::kCollectEveryStep), hooks});
+      out.push_back({name + ":trigger_8MiB", name, with(CollectMode::kPressureTrigger), hooks});
+      out.push_back({name + ":no_collection", name, with(CollectMode::kNeither), hooks});
     } else {
-      out.push_back({name, name, [d] { return std::make_unique<R>(*d, RunOptions{}); }});
+      out.push_back({name, name, [d] { return std::make_unique<R>(*d, RunOptions{}); },
+                     collector_hooks<P>()});
     }
   });
   // The collecting policy's variants last, as the table has always shown them.
@@ -110,8 +112,9 @@ WorkloadPlan llama_plan(const Options& o) {
               {"seq_len", c.seq_len},   {"shared_classifier", w->wcls.empty() ? 1 : 0}};
   p.contenders = policy_contenders<B, Policies, llama::RunnerFor>(w);
   // Two regimes in one program (hybrid.h): gc parameters, each token's activations in a scope.
-  p.contenders.push_back({"hybrid:gc_params+scope", "hybrid",
-                          [w] { return std::make_unique<llama::HybridGenerator<B>>(*w); }});
+  using Hybrid = llama::HybridGenerator<B>;
+  p.contenders.push_back({"hybrid:gc_params+scope", "hybrid", [w] { return std::make_unique<Hybrid>(*w); },
+                          collector_hooks<typename Hybrid::CollectingPolicy>()});
   if constexpr (kLibtorchPeer) {
     p.contenders.push_back({"libtorch", "", [w] { return llama::make_libtorch_generator(*w); }});
   }
@@ -182,7 +185,7 @@ inline std::vector<int> serve_workers(const Options& o) {
 }
 
 // Every workload of `o` on B under every policy of Policies (a TypeList,
-// testing/type_list.h; tools/compare/policies.h says which); with the libtorch
+// custody/lists/type_list.h; tools/compare/policies.h says which); with the libtorch
 // peer last unless !kLibtorchPeer.
 template <class B, class Policies, bool kLibtorchPeer = true>
 std::vector<WorkloadPlan> plans(const Options& o) {

@@ -13,8 +13,7 @@
 
 #include <memory>
 
-#include "backends/aten/aten.h"
-#include "backends/onednn/onednn.h"
+#include "custody/lists/host_backends.h"
 #include "tools/compare/plans.h"
 #include "tools/compare/policies.h"
 #include "tools/compare/registry.h"
@@ -46,8 +45,8 @@ WorkloadPlan own_plan(const Options& o) {
 
 template <class W>
 bool register_own_workload() {
-  register_workload(W::kName, Onednn::name, &own_plan<W, Onednn>);
-  register_workload(W::kName, Aten::name, &own_plan<W, Aten>);
+  lists::for_each_type(lists::HostBackends{},
+                       [&]<class B>() { register_workload(W::kName, B::name, &own_plan<W, B>); });
   return true;
 }
 

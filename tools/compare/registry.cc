@@ -20,6 +20,11 @@ std::vector<Entry>& entries() {
   return *e;
 }
 
+std::vector<std::pair<int, BackendRun>>& backends() {
+  static auto* b = new std::vector<std::pair<int, BackendRun>>;  // as entries()
+  return *b;
+}
+
 }  // namespace
 
 bool register_workload(const std::string& name, const std::string& backend, PlanFactory plan) {
@@ -43,6 +48,23 @@ const PlanFactory* find_workload(std::string_view name, std::string_view backend
     if (e.name == name && e.backend == backend) return &e.plan;
   }
   return nullptr;
+}
+
+bool register_backend(int order, BackendRun run) {
+  for (const auto& [o, b] : backends()) {
+    if (b.name == run.name) throw InvalidArgument("compare: the backend '" + run.name + "' is registered twice");
+  }
+  backends().emplace_back(order, std::move(run));
+  return true;
+}
+
+std::vector<BackendRun> registered_backends() {
+  std::vector<std::pair<int, BackendRun>> sorted = backends();
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<BackendRun> out;
+  for (auto& [o, b] : sorted) out.push_back(std::move(b));
+  return out;
 }
 
 }  // namespace custody::compare

@@ -30,6 +30,12 @@ std::vector<std::string> registered_workloads();
 // The plan factory of `name` on `backend`, or nullptr.
 const PlanFactory* find_workload(std::string_view name, std::string_view backend);
 
+// The backends the tool can run (BackendRun, compare.h): each host backend's
+// generated translation unit registers its run (backend_run.h), `order` its
+// place in HOST_BACKENDS; registered_backends() lists them in that order.
+bool register_backend(int order, BackendRun run);
+std::vector<BackendRun> registered_backends();
+
 }  // namespace custody::compare
 
 #endif  // CUSTODY_TOOLS_COMPARE_REGISTRY_H_

@@ -14,7 +14,7 @@
 // parsing, programs check what types cannot (an empty list, a name outside
 // its allowed values, a count below 1) with the helpers below, which fail the
 // same way. `--help` and `--helpfull` print the flags Abseil generated
-// (exit 1, Abseil's convention); README's option lists are compared with
+// (exit 1, Abseil's convention); docs/reference.md's option lists are compared with
 // `--helpfull` by //tools/flags:readme_options_test.
 //
 //   ABSL_FLAG(int64_t, tokens, 16, "tokens to generate (>= 1)");

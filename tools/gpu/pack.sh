@@ -17,10 +17,10 @@
 #  1. ./bazelw build --config=cuda --config=opt --keep_going of
 #       //backends/cuda:{errors_test,device_allocator_test,device_allocator_malloc_test,cuda_test}
 #       //third_party/smoke:cuda_smoke_test //tests/conformance:kernels_cuda
-#       //tests/conformance:conformance_{tensor_ptr,dispose,scope,gc,manual}_cuda  (tests)
+#       //tests/conformance:conformance_<policy>_cuda, every policy of the matrix  (tests)
 #       //backends/cuda:cuda_benchmark                                       (benchmarks)
 #       //tools/compare:compare_cuda                                         (tools)
-#       //backends/cuda:cuda_preflight                                       (device_check.sh's first step)
+#       //tools/gpu:cuda_preflight                                       (device_check.sh's first step)
 #     (which of them built comes from the build's event file, not from stale files in bazel-bin);
 #  2. copies each binary to bin/ and every shared library `ldd` finds for it, custody's own (built by
 #     Bazel) to solib/ and the others to lib/, except what
@@ -77,12 +77,15 @@ done
 tests=(//backends/cuda:errors_test //backends/cuda:device_allocator_test
   //backends/cuda:device_allocator_malloc_test //third_party/smoke:cuda_smoke_test
   //backends/cuda:cuda_test //tests/conformance:kernels_cuda)
-for policy in tensor_ptr dispose scope gc manual; do
-  tests+=("//tests/conformance:conformance_${policy}_cuda")
-done
+# Every policy's matrix binary on cuda, as the matrix generates them from the lists of
+# tools/build_defs/flags.bzl (a new policy is packed with no edit here).
+while IFS= read -r label; do
+  tests+=("$label")
+done < <("${bazel[@]}" query --noshow_progress 'filter("^//tests/conformance:conformance_[a-z_0-9]+_cuda$", //tests/conformance:all)' 2>/dev/null)
+(( ${#tests[@]} > 6 )) || { echo "pack.sh: bazel query found no //tests/conformance:conformance_*_cuda target" >&2; exit 1; }
 benchmarks=(//backends/cuda:cuda_benchmark)
 tools=(//tools/compare:compare_cuda)
-preflight=(//backends/cuda:cuda_preflight)
+preflight=(//tools/gpu:cuda_preflight)
 targets=("${tests[@]}" "${benchmarks[@]}" "${tools[@]}" "${preflight[@]}")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/custody-gpu-pack.XXXXXX")

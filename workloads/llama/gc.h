@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // workloads/llama/gc.h — greedy decoding under gc: nothing is given back by hand;
-// how often the collector runs is the RunOptions' GcMode.
+// how often the collector runs is the RunOptions' CollectMode.
 
 #ifndef CUSTODY_WORKLOADS_LLAMA_GC_H_
 #define CUSTODY_WORKLOADS_LLAMA_GC_H_
@@ -20,8 +20,8 @@ class GcGenerator final : public Generator {
 
  public:
   explicit GcGenerator(const LlamaWeights& w, const RunOptions& o = {})
-      : mode_(o.gc_mode), model_(std::make_unique<LlamaModel<T>>(w)) {
-    if (mode_ == GcMode::kPressureTrigger) trigger_.emplace(o.gc_trigger_bytes);
+      : mode_(o.collect_mode), model_(std::make_unique<LlamaModel<T>>(w)) {
+    if (mode_ == CollectMode::kPressureTrigger) trigger_.emplace(o.trigger_bytes);
   }
 
   void step() override {
@@ -29,7 +29,7 @@ class GcGenerator final : public Generator {
     T logits = model_->forward(tokens_.back(), pos);
     T next = logits.argmax(-1);
     tokens_.push_back(next.template item<int64_t>());
-    if (mode_ == GcMode::kCollectEveryStep) gc::collect();
+    if (mode_ == CollectMode::kCollectEveryStep) gc::collect();
   }
 
   void finish() override {
@@ -39,7 +39,7 @@ class GcGenerator final : public Generator {
   }
 
  private:
-  GcMode mode_;
+  CollectMode mode_;
   std::optional<gc::ScopedPressureTrigger> trigger_;
   std::unique_ptr<LlamaModel<T>> model_;
 };

@@ -31,6 +31,12 @@ class HybridGenerator final : public Generator {
   using Activation = BasicTensor<scope::Policy, B>;  // owned by each token's scope
 
  public:
+  // The policy whose collector owns the parameters (the compare tool's hooks).
+  using CollectingPolicy = gc::Policy;
+
+ private:
+
+ public:
   explicit HybridGenerator(const LlamaWeights& w, const RunOptions& = {})
       : params_(std::make_unique<LlamaModel<Params>>(w)),
         model_(std::make_unique<LlamaModel<Activation>>(*params_)) {}

@@ -2,7 +2,7 @@
 //
 // workloads/mlp/gc.h — the MLP step under gc (TorchSharp technique 1): no
 // tensor is given back by hand; the collector's finalizers do it. How often
-// the collector runs is the RunOptions' GcMode: the pressure trigger, a
+// the collector runs is the RunOptions' CollectMode: the pressure trigger, a
 // collection after every step, or neither (the failure TorchSharp's memory guide describes).
 
 #ifndef CUSTODY_WORKLOADS_MLP_GC_H_
@@ -22,8 +22,8 @@ class GcTrainer final : public Trainer {
 
  public:
   explicit GcTrainer(const MlpData& d, const RunOptions& o = {})
-      : d_(d), mode_(o.gc_mode), m_(std::make_unique<MlpModel<T>>(d)) {
-    if (mode_ == GcMode::kPressureTrigger) trigger_.emplace(o.gc_trigger_bytes);
+      : d_(d), mode_(o.collect_mode), m_(std::make_unique<MlpModel<T>>(d)) {
+    if (mode_ == CollectMode::kPressureTrigger) trigger_.emplace(o.trigger_bytes);
   }
 
   void step() override {
@@ -42,7 +42,7 @@ class GcTrainer final : public Trainer {
     nn::LinearGrads<T> g1 = nn::linear_backward(m_->fc1, x, dh, /*input_grad=*/false);
     nn::sgd_(m_->fc1, g1, c.lr);
     ++step_;
-    if (mode_ == GcMode::kCollectEveryStep) gc::collect();
+    if (mode_ == CollectMode::kCollectEveryStep) gc::collect();
   }
 
   double accuracy() override { return evaluate(*m_, d_); }
@@ -54,7 +54,7 @@ class GcTrainer final : public Trainer {
 
  private:
   const MlpData& d_;
-  GcMode mode_;
+  CollectMode mode_;
   std::optional<gc::ScopedPressureTrigger> trigger_;
   std::unique_ptr<MlpModel<T>> m_;
 };

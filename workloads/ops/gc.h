@@ -1,7 +1,7 @@
 // Copyright 2026 The custody Authors.
 //
 // workloads/ops/gc.h — a round of the op mix under gc: nothing is given back by hand; how
-// often the collector runs is the RunOptions' GcMode.
+// often the collector runs is the RunOptions' CollectMode.
 
 #ifndef CUSTODY_WORKLOADS_OPS_GC_H_
 #define CUSTODY_WORKLOADS_OPS_GC_H_
@@ -20,8 +20,8 @@ class GcMixer final : public Mixer {
 
  public:
   explicit GcMixer(const OpsData& d, const RunOptions& o = {})
-      : d_(d), mode_(o.gc_mode), s_(std::make_unique<OpsState<T>>(d)) {
-    if (mode_ == GcMode::kPressureTrigger) trigger_.emplace(o.gc_trigger_bytes);
+      : d_(d), mode_(o.collect_mode), s_(std::make_unique<OpsState<T>>(d)) {
+    if (mode_ == CollectMode::kPressureTrigger) trigger_.emplace(o.trigger_bytes);
   }
 
   void step() override {
@@ -39,7 +39,7 @@ class GcMixer final : public Mixer {
     v.copy_(y);
     s_->state.t().select(0, column(c)).mul_(0.5);
     checksum_ = s_->state.sum().template item<float>() + s.template item<float>();
-    if (mode_ == GcMode::kCollectEveryStep) gc::collect();
+    if (mode_ == CollectMode::kCollectEveryStep) gc::collect();
     ++round_;
   }
 
@@ -51,7 +51,7 @@ class GcMixer final : public Mixer {
 
  private:
   const OpsData& d_;
-  GcMode mode_;
+  CollectMode mode_;
   std::optional<gc::ScopedPressureTrigger> trigger_;
   std::unique_ptr<OpsState<T>> s_;
 };

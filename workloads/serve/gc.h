@@ -4,7 +4,7 @@
 // tensor is given back by hand. Every thread that holds handles registers
 // with the collector, the queues keep their handles in memory the collector
 // scans, and collections (the pressure trigger's, on whichever thread
-// allocates past it, or one after each wave: RunOptions' GcMode) stop the
+// allocates past it, or one after each wave: RunOptions' CollectMode) stop the
 // workers while they run.
 
 #ifndef CUSTODY_WORKLOADS_SERVE_GC_H_
@@ -27,18 +27,18 @@ struct GcIdiom {
   using Allocator = gc::TracedAllocator<Item>;  // queued handles stay visible to the collector
 
   struct Session {
-    explicit Session(const RunOptions& o) : mode(o.gc_mode) {
-      if (mode == GcMode::kPressureTrigger) trigger.emplace(o.gc_trigger_bytes);
+    explicit Session(const RunOptions& o) : mode(o.collect_mode) {
+      if (mode == CollectMode::kPressureTrigger) trigger.emplace(o.trigger_bytes);
     }
     void after_step() {
-      if (mode == GcMode::kCollectEveryStep) gc::collect();
+      if (mode == CollectMode::kCollectEveryStep) gc::collect();
     }
     void after_finish() {
       trigger.reset();
       gc::collect();  // what is left of the requests' garbage
       gc::collect();
     }
-    GcMode mode;
+    CollectMode mode;
     std::optional<gc::ScopedPressureTrigger> trigger;
   };
 

@@ -13,9 +13,9 @@
 #include "backends/onednn/onednn.h"
 #include "gtest/gtest.h"
 #include "policies/gc/gc.h"
-#include "testing/all_policies.h"
-#include "testing/policy_idiom.h"
-#include "testing/type_list.h"
+#include "custody/lists/all_policies.h"
+#include "core/policy_idiom.h"
+#include "custody/lists/type_list.h"
 #include "workloads/serve/runners.h"
 #include "workloads/serve/serve.h"
 #include "workloads/testing.h"
@@ -80,7 +80,7 @@ TEST(Serve, AnswersAreLibtorchsOnAnyNumberOfWorkersUnderEveryPolicyAndBackend) {
 // runs (Note [ThreadSanitizer], policies/gc/gc.h): the Reap gives back what
 // gc's server left instead of the finalizers.
 TEST(ServeThreads, FourWorkersAnswerAsOneAndLeaveNothingUnderEveryPolicy) {
-  using custody::testing::PolicyIdiom;
+  using custody::PolicyIdiom;
   ServeConfig config;
   config.requests_per_step = 16;
   config.workers = 1;
@@ -88,15 +88,15 @@ TEST(ServeThreads, FourWorkersAnswerAsOneAndLeaveNothingUnderEveryPolicy) {
   config.workers = 4;
   const ServeData four = make_data(config);
   RunOptions options;
-  options.gc_mode = GcMode::kPressureTrigger;
-  options.gc_trigger_bytes = int64_t{1} << 20;
-  custody::testing::for_each_type(custody::testing::AllPolicies{}, [&]<class P>() {
+  options.collect_mode = CollectMode::kPressureTrigger;
+  options.trigger_bytes = int64_t{1} << 20;
+  custody::lists::for_each_type(custody::lists::AllPolicies{}, [&]<class P>() {
     SCOPED_TRACE(P::name);
     using R = RunnerFor<P, Onednn>;
     const StatsSnapshot before = Onednn::stats().snapshot();
     std::vector<Answer> answers[2];
     {
-      typename PolicyIdiom<P>::Reap reap(custody::testing::kAllThreads);
+      typename PolicyIdiom<P>::Reap reap(custody::kAllThreads);
       for (int k = 0; k < 2; ++k) {
         R server(k == 0 ? one : four, options);
         answers[k] = serve_with(server);

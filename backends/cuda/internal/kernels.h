@@ -43,7 +43,8 @@ void scratch_free(const Launch& l, void* p);
 
 // A DeviceError for a failed CUDA runtime call: "cuda <what>: <error> (<name>)",
 // saying when the error is sticky (a device fault: the context is unusable for
-// the rest of the process; Note [Device faults], cuda.cc). Defined in cuda.cc.
+// the rest of the process; Note [Device faults], backends/cuda/internal/errors.h).
+// Defined in cuda.cc.
 absl::Status cuda_status(const char* what, cudaError_t err);
 
 absl::Status copy(const Launch& l, const KernelView& dst, const KernelView& src);

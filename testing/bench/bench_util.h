@@ -1,0 +1,113 @@
+// Copyright 2026 The custody Authors.
+//
+// testing/bench/bench_util.h — what the *_benchmark.cc files share:
+//
+//   * loops over the lists of policies and backends generated from
+//     tools/build_defs/flags.bzl (`for_each_tensor<AllPolicies, HostBackends>`,
+//     each benchmark including the lists it uses): a benchmark body is written
+//     once as a template over the tensor type and registered in a loop, so a
+//     new policy is benchmarked with no edit here. This header names no policy
+//     and no backend;
+//   * benchmark names `<case>/<contender>` (`contender<T>()` is
+//     "tensor_ptr:onednn"; the peers are "libtorch", "onednn_direct",
+//     "omp_loop"), which tools/bench/report.py groups by case;
+//   * `Env<Policy>`: what a policy's idiom needs around a benchmark body
+//     (PolicyIdiom::Region: an open dispose scope under scope; no garbage
+//     left behind under gc).
+//
+//   for_each_tensor<AllPolicies, HostBackends>([]<class T>() {
+//     add("tiny_add", contender<T>(), [](benchmark::State& state) {
+//       [[maybe_unused]] Env<typename T::policy_type> env;
+//       T a = T::ones({1}), b = T::ones({1});
+//       for (auto _ : state) {
+//         T c = a + b;
+//         custody::release(c);
+//       }
+//       custody::release(a);
+//       custody::release(b);
+//     });
+//   });
+//
+// Every benchmark measures real (wall) time: kernels run on several threads.
+
+#ifndef CUSTODY_TESTING_BENCH_BENCH_UTIL_H_
+#define CUSTODY_TESTING_BENCH_BENCH_UTIL_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "core/tensor.h"
+#include "core/policy_idiom.h"
+#include "custody/lists/type_list.h"
+#include "testing/bench/libtorch_peers.h"
+
+namespace custody::bench {
+
+// The loops over the generated lists (custody/lists/type_list.h). A benchmark
+// includes the lists it registers for itself: custody/lists/all_policies.h
+// (AllPolicies: ALL_POLICIES, the test-only ones too, as the cheapest handles
+// there are), custody/lists/host_backends.h (HostBackends).
+using custody::lists::for_each_tensor;
+using custody::lists::for_each_type;
+using custody::lists::TypeList;
+
+// "tensor_ptr:onednn", with an optional variant: "gc:onednn:collect_every_1000".
+template <AnyTensor T>
+std::string contender(const std::string& variant = "") {
+  std::string name = absl::StrCat(T::policy_type::name, ":", T::backend_type::name);
+  if (!variant.empty()) absl::StrAppend(&name, ":", variant);
+  return name;
+}
+
+// Registers `fn(state)` as "<case>/<contender>", measured in real time.
+// (Google Benchmark appends "/real_time" to the name; report.py strips it.)
+//
+// Every body starts with libtorch initialized (libtorch::warm_up()), whatever
+// ran before it: libtorch's first op sets the calling thread's OpenMP thread
+// count to libtorch's default (at::init_num_threads; 1 on some machines),
+// which oneDNN called directly and the OpenMP loops then use. Without this, a
+// benchmark that happens to run before any libtorch op (random interleaving)
+// would run with other thread settings than its repetitions after one.
+// (custody's onednn backend applies its own count before each primitive; one
+// count for everything is configure_threads()'s job, testing/bench/threads.h.)
+template <class Fn>
+benchmark::internal::Benchmark* add(const std::string& case_name, const std::string& who, Fn fn) {
+  return benchmark::RegisterBenchmark(absl::StrCat(case_name, "/", who).c_str(),
+                                      [fn](benchmark::State& state) {
+                                        libtorch::warm_up();
+                                        fn(state);
+                                      })
+      ->UseRealTime();
+}
+// The same for a peer body `fn(state, args...)` defined elsewhere (libtorch_peers.h).
+template <class Fn, class... Args>
+benchmark::internal::Benchmark* add_peer(const std::string& case_name, const std::string& who,
+                                         Fn fn, Args... args) {
+  return add(case_name, who, [fn, args...](benchmark::State& state) { fn(state, args...); });
+}
+
+// What a policy's idiom needs alive around a benchmark body (its
+// PolicyIdiom::Region, core/policy_idiom.h: a dispose scope under scope, a
+// collected heap before and after under gc). Tensors the body creates before
+// its timing loop are released by the body after it.
+template <class Policy>
+using Env = typename custody::PolicyIdiom<Policy>::Region;
+
+// Flat float32 tensors of `sizes` with normal values (custody's Philox stream
+// seeded with `seed`), for inputs created before a timing loop.
+template <AnyTensor T>
+T input(IntSpan sizes, uint64_t seed = 1) {
+  manual_seed(seed);
+  return T::randn(sizes);
+}
+template <AnyTensor T>
+T input(std::initializer_list<int64_t> sizes, uint64_t seed = 1) {
+  return input<T>(IntSpan(sizes.begin(), sizes.size()), seed);
+}
+
+}  // namespace custody::bench
+
+#endif  // CUSTODY_TESTING_BENCH_BENCH_UTIL_H_
