@@ -124,6 +124,33 @@ struct DefaultPolicyIdiom {
   static int64_t live_references() { return 0; }    // references not yet given back
   static uint64_t next_serial() { return 0; }       // a bound on what this thread creates next
   static void release_since(uint64_t /*serial*/) {}  // gives back what this thread created since
+
+  // The stress test
+  // ---------------
+  // tests/stress/stress_main.cc runs each thread in one policy's idiom on one backend, through
+  // `StressThread<T>` (T: BasicTensor<Policy, B>), so that the test names no policy:
+  //   * made when the thread starts, destroyed after its loop (RAII: what the idiom keeps open for
+  //     the whole thread);
+  //   * `iteration(thread_id, i, ops)` once per iteration, i = 0, 1, ...: calls `ops()` (the
+  //     generic ops every policy accepts) inside what the idiom needs open around code, and beside
+  //     it code in the policy's own idiom; returns false when a value read was wrong;
+  //   * `ok()` once, when the loop has ended: false when the thread's end finds something wrong;
+  //   * `StressThread<T>::end_of_run()` once, after every thread has ended: gives back what the
+  //     threads of T shared.
+  // The default: ops() inside the policy's Region, nothing of its own.
+  struct StressThreadDefaults {
+    bool ok() { return true; }
+    static void end_of_run() {}
+  };
+  template <class T>
+  struct StressThread : StressThreadDefaults {
+    template <class Ops>
+    bool iteration(int /*thread_id*/, int64_t /*i*/, Ops&& ops) {
+      [[maybe_unused]] typename PolicyIdiom<typename T::policy_type>::Region region;
+      ops();
+      return true;
+    }
+  };
 };
 
 // The Guard of a policy that tracks who created what (dispose, gc, manual):

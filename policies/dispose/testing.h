@@ -18,7 +18,20 @@ namespace custody {
 template <>
 struct PolicyIdiom<dispose::Policy>
     : LosesOnErrorIdiom<&dispose::leak_report, &dispose::live_references, &dispose::testing::next_serial,
-                        &dispose::testing::release_created_on_this_thread_since> {};
+                        &dispose::testing::release_created_on_this_thread_since> {
+  // The stress test: beside the generic ops, C#'s `using var`, each temporary held by disposing().
+  template <class T>
+  struct StressThread : StressThreadDefaults {
+    template <class Ops>
+    bool iteration(int /*thread_id*/, int64_t /*i*/, Ops&& ops) {
+      ops();
+      auto x = dispose::disposing(T::ones({4, 4}));  // `using var`
+      auto y = dispose::disposing(x.mul(3.0f));
+      auto total = dispose::disposing(y.sum());
+      return total.template item<float>() == 48.0f;
+    }
+  };
+};
 
 }  // namespace custody
 

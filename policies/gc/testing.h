@@ -8,6 +8,8 @@
 #define CUSTODY_POLICIES_GC_TESTING_H_
 
 #include <cstdint>
+#include <cstdio>
+#include <optional>
 
 #include "policies/gc/gc.h"
 #include "core/policy_idiom.h"
@@ -109,6 +111,45 @@ struct PolicyIdiom<gc::Policy> : DefaultPolicyIdiom {
   static int64_t release_stragglers_since(uint64_t serial) {
     return gc::testing::release_created_since(serial);
   }
+
+  // The stress test: each iteration leaves garbage to the finalizers, and every 64th collects.
+  // At the thread's end, a collection, then what the conservative scan still keeps of this
+  // thread's aliases (a stale word may hold one or two past any number of collections) is
+  // disposed (the Reap), so the final balance is exact. That the collector did the rest is
+  // checked by ok(): finalizers must have run.
+  template <class T>
+  struct StressThread : StressThreadDefaults {
+    Reap stragglers;  // first: ends last, after ok()'s collection
+    int64_t finalized_before = gc::stats().finalized;
+
+    StressThread() = default;
+    StressThread(const StressThread&) = delete;
+    StressThread& operator=(const StressThread&) = delete;
+
+    template <class Ops>
+    bool iteration(int /*thread_id*/, int64_t i, Ops&& ops) {
+      ops();
+      bool right = true;
+      {
+        // Under ThreadSanitizer the collector never runs (Note [ThreadSanitizer], policies/gc/gc.h):
+        // a Reap gives back what the iteration left instead.
+        std::optional<Reap> no_collector;
+        if (!gc::collector_enabled()) no_collector.emplace();
+        T garbage = T::ones({64, 64}).mul(2.0f);  // left to the finalizers
+        right = garbage.sum().template item<float>() == 8192.0f;
+      }
+      if (i % 64 == 0) gc::collect();
+      return right;
+    }
+    bool ok() {
+      gc::collect();
+      if (gc::collector_enabled() && gc::stats().finalized == finalized_before) {
+        std::printf("gc: no finalizer ran; the garbage was never given back\n");
+        return false;
+      }
+      return true;
+    }
+  };
 };
 
 }  // namespace custody

@@ -21,7 +21,26 @@ namespace custody {
 template <>
 struct PolicyIdiom<manual::Policy>
     : LosesOnErrorIdiom<&manual::leak_report, &manual::live_references, &manual::testing::next_serial,
-                        &manual::testing::release_created_on_this_thread_since> {};
+                        &manual::testing::release_created_on_this_thread_since> {
+  // The stress test: beside the generic ops, a retained reference and every reference freed by hand.
+  template <class T>
+  struct StressThread : StressThreadDefaults {
+    template <class Ops>
+    bool iteration(int /*thread_id*/, int64_t /*i*/, Ops&& ops) {
+      ops();
+      T x = T::ones({4, 4});
+      T y = manual::retain(x);  // a second reference to the same tensor: two frees
+      T z = x.mul(2.0f);
+      T total = z.sum();
+      const bool right = total.template item<float>() == 32.0f;
+      total.release();  // custody::release (core/tensor.h): a free each
+      z.release();
+      y.release();
+      x.release();
+      return right;
+    }
+  };
+};
 
 }  // namespace custody
 

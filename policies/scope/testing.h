@@ -29,6 +29,37 @@ struct PolicyIdiom<scope::Policy> : DefaultPolicyIdiom {
   };
   // Tensors can only be created inside a dispose scope; a body's are disposed when it ends.
   using Region = scope::DisposeScope;
+
+  // The stress test: an outer scope for the whole thread and one per iteration (everything made in
+  // the iteration dies with it), but for a running sum moved to the outer scope each iteration;
+  // at the thread's end it must be 8 per iteration.
+  template <class T>
+  struct StressThread : StressThreadDefaults {
+    scope::DisposeScope outer;  // first: ends after `kept`
+    T kept = T::zeros({4});
+    int64_t iterations = 0;
+
+    StressThread() = default;
+    StressThread(const StressThread&) = delete;
+    StressThread& operator=(const StressThread&) = delete;
+
+    template <class Ops>
+    bool iteration(int /*thread_id*/, int64_t /*i*/, Ops&& ops) {
+      scope::DisposeScope step;
+      ops();
+      T x = T::ones({4}).mul(2.0f);
+      T next = kept.add(x);
+      next.move_to_outer_dispose_scope();  // survives this iteration's scope
+      kept.dispose();
+      kept = next;
+      ++iterations;
+      return true;
+    }
+    bool ok() {
+      T total = kept.sum();
+      return total.template item<float>() == 8.0f * static_cast<float>(iterations);
+    }
+  };
 };
 
 }  // namespace custody

@@ -10,6 +10,9 @@
 // regime has given back what it keeps (the policies' test Guards), nothing is
 // left.
 //
+// The backend: an input of `size` bytes runs on host backend size % N of the N
+// of ALL_HOST_BACKENDS, as the lifetime fuzzer's do (tests/fuzz/lifetime_fuzz.h).
+//
 // Byte encoding: the first byte picks (P, Q) among the ordered pairs of
 // POLICIES (P = Q included); then steps, each an opcode byte and its operands
 // (0 past the end). `side` = a byte % 2, `s`, `d` = a byte % kSideSlots.
@@ -63,8 +66,9 @@ constexpr DropRule drop_rule() {
   }
 }
 
-template <class P, class Q>
+template <class P, class Q, class B>
 struct CrossHarness {
+  using Backend = B;
   using TP = BasicTensor<P, Backend>;
   using TQ = BasicTensor<Q, Backend>;
 
@@ -276,7 +280,7 @@ struct CrossHarness {
   }
 };
 
-template <class P, class Q>
+template <class P, class Q, class Backend>
 void run_pair(Reader& in) {
   const StatsSnapshot base = Backend::stats().snapshot();
   {
@@ -284,14 +288,14 @@ void run_pair(Reader& in) {
     // leaked references) goes back when its Guard ends.
     [[maybe_unused]] typename PolicyIdiom<P>::Guard p_guard;
     [[maybe_unused]] typename PolicyIdiom<Q>::Guard q_guard;
-    CrossHarness<P, Q> h;
+    CrossHarness<P, Q, Backend> h;
     h.run(in);
   }
   PolicyIdiom<P>::settle();
   PolicyIdiom<Q>::settle();
   const StatsSnapshot end = Backend::stats().snapshot();
   if (end.live_tensors != base.live_tensors || end.bytes_in_use != base.bytes_in_use) {
-    Fail(std::string(P::name) + " / " + Q::name + ": left " +
+    Fail(std::string(P::name) + " / " + Q::name + " on " + Backend::name + ": left " +
              std::to_string(end.live_tensors - base.live_tensors) + " tensors, " +
              std::to_string(end.bytes_in_use - base.bytes_in_use) + " bytes after the cleanup",
          -1);
@@ -306,12 +310,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   custody::fuzz::Reader in{data, size};
   constexpr int kPolicies = static_cast<int>(Policies::size);
   const int pair = in.next() % (kPolicies * kPolicies);
-  int i = 0;
-  custody::lists::for_each_type(Policies{}, [&]<class P>() {
-    custody::lists::for_each_type(Policies{}, [&]<class Q>() {
-      if (i++ == pair) custody::fuzz::run_pair<P, Q>(in);
+  const size_t backend = size % custody::fuzz::kBackends;
+  size_t b = 0;
+  custody::lists::for_each_type(custody::fuzz::Backends{}, [&]<class B>() {
+    if (b++ != backend) return;
+    int i = 0;
+    custody::lists::for_each_type(Policies{}, [&]<class P>() {
+      custody::lists::for_each_type(Policies{}, [&]<class Q>() {
+        if (i++ == pair) custody::fuzz::run_pair<P, Q, B>(in);
+      });
     });
   });
   ++custody::fuzz::counts().programs;
+  ++custody::fuzz::counts().programs_on[backend];
   return 0;
 }

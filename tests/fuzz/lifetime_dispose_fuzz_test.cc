@@ -18,6 +18,7 @@ struct Rules<dispose::Policy> : DefaultRules<dispose::Policy> {
     uint64_t since = dispose::testing::next_serial();
   };
   static bool last_handle_releases(const MRef&) { return false; }  // a leak, by the contract
+  template <class H>
   static void thread(H& h, int s) {
     const int r = h.m.slot[s];
     const int64_t numel = h.m.valid(s) ? Numel(h.m.tensor_of(s).sizes) : -1;
@@ -30,11 +31,13 @@ struct Rules<dispose::Policy> : DefaultRules<dispose::Policy> {
     if (!ok) h.fail("thread: the handle did not behave as the model says");
     if (r >= 0) h.m.release(r);
   }
+  template <class H>
   static void extra(H& h, Reader& in) {
     const int s = in.slot();
     if (h.slots[s].is_disposed() == h.m.valid(s)) h.fail("is_disposed differs from the model");
   }
   // The idiom's cleanup: every alias this program created (leaked ones included) is disposed.
+  template <class H>
   static void finish(H& h) {
     dispose::testing::release_created_on_this_thread_since(h.state.since);
     for (size_t r = 0; r < h.m.refs.size(); ++r) h.m.release(static_cast<int>(r));

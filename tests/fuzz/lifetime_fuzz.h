@@ -1,10 +1,18 @@
 // Copyright 2026 The custody Authors.
 //
 // tests/fuzz/lifetime_fuzz.h — the lifetime fuzzer (issue 12 item 3): `run_program<Policy>(data, size)`
-// decodes bytes into a program over a table of kSlots handle slots on custody::Onednn and runs it,
+// decodes bytes into a program over a table of kSlots handle slots on one host backend and runs it,
 // step by step, on the real policy and on a small reference model of who owns what. After EVERY step
 // the real system must agree with the model, else the process aborts with the reason (libFuzzer
 // reports a crash; the replay test fails).
+//
+// The backend. An input of `size` bytes runs on backend size % N of the N of
+// custody::lists::AllHostBackends (ALL_HOST_BACKENDS, tools/build_defs/flags.bzl), so libFuzzer
+// and the replay test (inputs of every length 0..255) run programs on every host backend, and the
+// bytes decode to the same program on any of them (a corpus file keeps its meaning). At exit the
+// process prints how many programs ran on each. With CUSTODY_FUZZ_LIST_BACKENDS=1 in the
+// environment a fuzzer prints "lifetime fuzz backend: <name>" for each backend it runs on and exits
+// 0 before anything else (//tests/lists:lists_test checks every host backend is there).
 //
 // Byte encoding. The input is a sequence of steps; each step is one opcode byte followed by the
 // operand bytes its op reads (reading past the end gives 0, so every input is a valid program; at
@@ -45,7 +53,7 @@
 // shape's product, or throws LifetimeError — never anything else); for valid slots the TensorImpl's
 // use_count equals the model's count of references, manual::testing::refcount the model's frees
 // owed, tensor_ptr use_count(), scope is_in_dispose_scope(); for every pair of valid slots
-// is_same_storage agrees with the model; Onednn::stats() live_tensors, live_storages and
+// is_same_storage agrees with the model; the backend's stats() live_tensors, live_storages and
 // bytes_in_use equal the baseline plus the model's live tensors, storages and their bytes (exact:
 // every policy here frees deterministically). At the end every slot is cleared, the policy's idiom
 // cleans up (scopes closed, PolicyIdiom Guard, settle()) and the counters must be back at the
@@ -54,6 +62,7 @@
 #ifndef CUSTODY_TESTS_FUZZ_LIFETIME_FUZZ_H_
 #define CUSTODY_TESTS_FUZZ_LIFETIME_FUZZ_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -61,19 +70,38 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "backends/onednn/onednn.h"
 #include "core/error.h"
 #include "core/stats.h"
 #include "core/tensor.h"
+#include "custody/lists/all_host_backends.h"
+#include "custody/lists/type_list.h"
 
 namespace custody::fuzz {
 
-using Backend = Onednn;
+// The backends a program runs on: backend size % N of these N for an input of `size` bytes.
+using Backends = custody::lists::AllHostBackends;
+inline constexpr size_t kBackends = Backends::size;
+
+// CUSTODY_FUZZ_LIST_BACKENDS=1: print the backends and exit, during static initialization (before
+// libFuzzer's main or the replay main reads an input).
+inline bool list_backends_if_asked() {
+  const char* env = std::getenv("CUSTODY_FUZZ_LIST_BACKENDS");
+  if (env == nullptr || std::string(env) != "1") return false;
+  for (std::string_view name : custody::lists::names_of(Backends{})) {
+    std::printf("lifetime fuzz backend: %.*s\n", static_cast<int>(name.size()), name.data());
+  }
+  std::fflush(stdout);
+  std::exit(0);
+}
+// Internal linkage: initialized in the fuzzer's translation unit whether used or not.
+[[maybe_unused]] static const bool kListedBackends = list_backends_if_asked();
+
 inline constexpr int kSlots = 8;
 inline constexpr int kMaxSteps = 64;
 inline constexpr int kNumOps = 9;
@@ -85,18 +113,25 @@ inline constexpr int kNumOps = 9;
 }
 
 // Step and program counts of this process, for reporting how much a run covered: printed to
-// stderr at every 1,000,000th step and at exit ("lifetime fuzz: N steps in M programs").
+// stderr at every 1,000,000th step and at exit ("lifetime fuzz: N steps in M programs (onednn: a,
+// ...)", the programs on each backend).
 struct Counts {
   int64_t steps = 0;
   int64_t programs = 0;
+  std::array<int64_t, kBackends> programs_on{};  // by backend, in Backends' order
 };
 inline Counts& counts() {
   static Counts c;
   return c;
 }
 inline void print_counts() {
-  std::fprintf(stderr, "lifetime fuzz: %lld steps in %lld programs\n", static_cast<long long>(counts().steps),
-               static_cast<long long>(counts().programs));
+  std::string on;
+  const auto names = custody::lists::names_of(Backends{});
+  for (size_t b = 0; b < kBackends; ++b) {
+    on += (b == 0 ? "" : ", ") + std::string(names[b]) + ": " + std::to_string(counts().programs_on[b]);
+  }
+  std::fprintf(stderr, "lifetime fuzz: %lld steps in %lld programs (%s)\n", static_cast<long long>(counts().steps),
+               static_cast<long long>(counts().programs), on.c_str());
 }
 inline void count_step() {
   if (++counts().steps % 1000000 == 0) print_counts();
@@ -266,7 +301,9 @@ struct Model {
   }
 };
 
-// Per-policy rules and ops; specialised in the lifetime_<policy>_fuzz_test.cc files.
+// Per-policy rules and ops; specialised in the lifetime_<policy>_fuzz_test.cc files. Every
+// function taking the harness is a template on it (`template <class H> ... (H& h, ...)`, H a
+// Harness<P, B>, its tensor type H::T), so one Rules<P> serves every backend.
 //   static constexpr bool kCopyIsNewRef;          // copying a handle makes a new reference (+1)
 //   struct State;                                // per-program state (scopes, the idiom's serial)
 //   static bool can_create(Harness&);            // false: creating throws LifetimeError (no scope)
@@ -283,24 +320,29 @@ struct Model {
 //   static void finish(Harness&);                // end of program: give everything back
 template <class P>
 struct Rules;
-template <class P>
-struct Harness;
 
 // What most policies' Rules share; a Rules<P> derives from it and overrides the rest.
 template <class P>
 struct DefaultRules {
-  using H = Harness<P>;
-  using T = BasicTensor<P, Backend>;
   static constexpr bool kCopyIsNewRef = false;
+  template <class H>
   static bool can_create(H&) { return true; }
+  template <class H>
   static int scope_for_new(H&) { return -1; }
+  template <class H>
   static void on_last_handle(H&, int) {}
   // custody::release (idempotent), then the model drops the slot's reference.
+  template <class H>
   static void release(H& h, int s);
+  template <class H>
   static void check_slot(H&, int) {}
+  template <class H>
   static int64_t use_count(H& h, int s) { return h.slots[s].impl().use_count(); }
+  template <class H>
   static void on_alias(H&, int, int) {}
+  template <class H>
   static void sync(H&) {}
+  template <class H>
   static void finish(H&) {}
   static void settle() {}
 };
@@ -311,20 +353,24 @@ struct DefaultRules {
 // thread, which uses and drops it there; use_count() is the model's count.
 template <class P>
 struct OwningHandleRules : DefaultRules<P> {
-  using H = Harness<P>;
-  using T = BasicTensor<P, Backend>;
   static constexpr bool kCopyIsNewRef = true;
   struct State {};
   static bool last_handle_releases(const MRef&) { return true; }
+  template <class H>
   static void release(H& h, int s);
+  template <class H>
   static void thread(H& h, int s);
+  template <class H>
   static void extra(H&, Reader&) {}
+  template <class H>
   static void check_slot(H& h, int s);
 };
 
-template <class P>
+// One program's run of policy P on backend B.
+template <class P, class B>
 struct Harness {
-  using T = BasicTensor<P, Backend>;
+  using T = BasicTensor<P, B>;
+  using Backend = B;
   using R = Rules<P>;
 
   T slots[kSlots];  // on the stack: visible to gc's conservative scan
@@ -587,12 +633,14 @@ struct Harness {
 };
 
 template <class P>
+template <class H>
 void DefaultRules<P>::release(H& h, int s) {
   custody::release(h.slots[s]);
   if (h.m.slot[s] >= 0) h.m.release(h.m.slot[s]);
 }
 
 template <class P>
+template <class H>
 void OwningHandleRules<P>::release(H& h, int s) {
   custody::release(h.slots[s]);
   const int r = h.m.slot[s];
@@ -603,10 +651,11 @@ void OwningHandleRules<P>::release(H& h, int s) {
 }
 
 template <class P>
+template <class H>
 void OwningHandleRules<P>::thread(H& h, int s) {
   const int r = h.m.slot[s];
   const int64_t numel = r >= 0 ? Numel(h.m.tensor_of(s).sizes) : -1;
-  T t = std::move(h.slots[s]);
+  typename H::T t = std::move(h.slots[s]);
   h.m.slot[s] = -1;
   bool ok = true;
   std::thread th([t = std::move(t), numel, &ok]() mutable {
@@ -622,29 +671,44 @@ void OwningHandleRules<P>::thread(H& h, int s) {
 }
 
 template <class P>
+template <class H>
 void OwningHandleRules<P>::check_slot(H& h, int s) {
   if (h.slots[s].use_count() != h.m.tensor_of(s).refs) h.fail("use_count differs from the model");
 }
 
-// Runs one program; aborts on any disagreement with the model, or when anything is left at the end.
-template <class P>
-void run_program(const uint8_t* data, size_t size) {
-  [[maybe_unused]] static const bool report_at_exit = (std::atexit(print_counts), true);
-  ++counts().programs;
-  const StatsSnapshot base = Backend::stats().snapshot();
+// Runs one program on backend B; aborts on any disagreement with the model, or when anything is
+// left on B at the end.
+template <class P, class B>
+void run_program_on(const uint8_t* data, size_t size) {
+  const StatsSnapshot base = B::stats().snapshot();
   {
-    Harness<P> h;
+    Harness<P, B> h;
     h.run(data, size);
     Rules<P>::finish(h);
     h.step = -1;
     h.check();
   }
   Rules<P>::settle();
-  const StatsSnapshot end = Backend::stats().snapshot();
+  const StatsSnapshot end = B::stats().snapshot();
   if (end.live_tensors != base.live_tensors || end.live_storages != base.live_storages ||
       end.bytes_in_use != base.bytes_in_use) {
-    Fail("after the program: " + end.to_string() + " vs at its start: " + base.to_string(), -1);
+    Fail(std::string("after the program on ") + B::name + ": " + end.to_string() +
+             " vs at its start: " + base.to_string(),
+         -1);
   }
+}
+
+// Runs one program on backend size % kBackends of Backends (the banner's "The backend").
+template <class P>
+void run_program(const uint8_t* data, size_t size) {
+  [[maybe_unused]] static const bool report_at_exit = (std::atexit(print_counts), true);
+  ++counts().programs;
+  const size_t backend = size % kBackends;
+  ++counts().programs_on[backend];
+  size_t b = 0;
+  custody::lists::for_each_type(Backends{}, [&]<class B>() {
+    if (b++ == backend) run_program_on<P, B>(data, size);
+  });
 }
 
 }  // namespace custody::fuzz

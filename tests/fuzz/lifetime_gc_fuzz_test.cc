@@ -97,6 +97,7 @@ struct Rules<gc::Policy> : DefaultRules<gc::Policy> {
     std::vector<Garbage> garbage;  // garbage mode: dropped, not yet finalized
   };
   static bool last_handle_releases(const MRef&) { return false; }
+  template <class H>
   static void on_last_handle(H& h, int s) {
     if constexpr (kGarbage) {
       h.state.garbage.push_back({gc::testing::serial_of(h.slots[s]), h.m.slot[s]});
@@ -106,14 +107,15 @@ struct Rules<gc::Policy> : DefaultRules<gc::Policy> {
       h.m.release(h.m.slot[s]);
     }
   }
+  template <class H>
   static void thread(H& h, int s) {
     const int r = h.m.slot[s];
     const int64_t numel = h.m.valid(s) ? Numel(h.m.tensor_of(s).sizes) : -1;
     bool ok = true;
-    T copy = h.slots[s];
+    typename H::T copy = h.slots[s];
     std::thread th([&copy, numel, &ok] {
       gc::ThreadRegistration reg;
-      T t = copy;
+      typename H::T t = copy;
       ok = numel_as_modelled(t, numel);
       t.dispose();
     });
@@ -122,6 +124,7 @@ struct Rules<gc::Policy> : DefaultRules<gc::Policy> {
     if (r >= 0) h.m.release(r);
   }
   // The garbage finalized since the last check leaves the model.
+  template <class H>
   static void sync(H& h) {
     if (h.state.garbage.empty()) return;
     std::vector<uint64_t> serials;
@@ -138,6 +141,7 @@ struct Rules<gc::Policy> : DefaultRules<gc::Policy> {
     h.state.garbage = std::move(left);
   }
   // A collection: all garbage finalized, but for what the scan keeps (bounded), which is disposed.
+  template <class H>
   static void collect_and_check(H& h) {
     gc::collect();
     if constexpr (kGarbage) {
@@ -161,7 +165,9 @@ struct Rules<gc::Policy> : DefaultRules<gc::Policy> {
       h.state.garbage.clear();
     }
   }
+  template <class H>
   static void extra(H& h, Reader&) { collect_and_check(h); }
+  template <class H>
   static void finish(H& h) {
     collect_and_check(h);
     gc::testing::release_created_on_this_thread_since(h.state.since);

@@ -20,6 +20,7 @@ struct Rules<manual::Policy> : DefaultRules<manual::Policy> {
   };
   static bool last_handle_releases(const MRef&) { return false; }  // a leak, by the contract
   // The model side of one free of slot s's reference; false when it must be a LifetimeError.
+  template <class H>
   static bool model_free(H& h, int s) {
     const int r = h.m.slot[s];
     if (r < 0) return true;  // freeing a default handle does nothing
@@ -28,10 +29,12 @@ struct Rules<manual::Policy> : DefaultRules<manual::Policy> {
     if (--ref.count == 0) h.m.release(r);
     return true;
   }
+  template <class H>
   static void release(H& h, int s) {
     const bool threw = h.expect_lifetime_error([&] { manual::free(h.slots[s]); }, "free");
     if (threw == model_free(h, s)) h.fail(threw ? "free: unexpected LifetimeError" : "free past zero did not throw");
   }
+  template <class H>
   static void thread(H& h, int s) {
     const int64_t numel = h.m.valid(s) ? Numel(h.m.tensor_of(s).sizes) : -1;
     bool ok = true, threw = false;
@@ -48,10 +51,11 @@ struct Rules<manual::Policy> : DefaultRules<manual::Policy> {
     if (threw == model_free(h, s)) h.fail("thread: free disagrees with the model");
   }
   // retain(a) into slot d.
+  template <class H>
   static void extra(H& h, Reader& in) {
     const int d = in.slot(), a = in.slot();
     const int r = h.m.slot[a];
-    std::optional<T> t;
+    std::optional<typename H::T> t;
     const bool threw = h.expect_lifetime_error([&] { t.emplace(manual::retain(h.slots[a])); }, "retain");
     if (threw == h.m.valid(a)) h.fail("retain: disagrees with the model");
     if (!threw) {
@@ -59,6 +63,7 @@ struct Rules<manual::Policy> : DefaultRules<manual::Policy> {
       h.assign(d, *t, r);
     }
   }
+  template <class H>
   static void check_slot(H& h, int s) {
     const int64_t rc = manual::testing::refcount(h.slots[s]);
     if (rc != h.m.refs[h.m.slot[s]].count) {
@@ -66,6 +71,7 @@ struct Rules<manual::Policy> : DefaultRules<manual::Policy> {
     }
   }
   // The idiom's cleanup: every reference this program created and did not free is freed.
+  template <class H>
   static void finish(H& h) {
     manual::testing::release_created_on_this_thread_since(h.state.since);
     for (size_t r = 0; r < h.m.refs.size(); ++r) h.m.release(static_cast<int>(r));

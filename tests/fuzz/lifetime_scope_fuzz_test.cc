@@ -44,17 +44,22 @@ struct Rules<scope::Policy> : DefaultRules<scope::Policy> {
       ids.push_back(next_id++);
     }
   };
+  template <class H>
   static bool can_create(H& h) { return !h.state.scopes.empty(); }
+  template <class H>
   static int scope_for_new(H& h) { return h.state.ids.empty() ? -1 : h.state.ids.back(); }
   static bool last_handle_releases(const MRef& r) { return r.scope < 0; }
   // Aliases lend their reference (Note [Lent references]): counted as the user sees them.
+  template <class H>
   static int64_t use_count(H& h, int s) { return scope::testing::use_count(h.slots[s]); }
+  template <class H>
   static void on_alias(H& h, int a, int r) {
     if (h.m.refs[a].scope >= 0 && h.m.refs[r].scope >= 0) {
       h.state.set_lent(a, true);
       h.state.set_lent(r, true);
     }
   }
+  template <class H>
   static void thread(H& h, int s) {
     const int r = h.m.slot[s];
     const int64_t numel = h.m.valid(s) ? Numel(h.m.tensor_of(s).sizes) : -1;
@@ -76,6 +81,7 @@ struct Rules<scope::Policy> : DefaultRules<scope::Policy> {
       h.m.release(r);
     }
   }
+  template <class H>
   static void close(H& h, size_t k) {
     const int id = h.state.ids[k];
     h.state.scopes[k]->dispose();
@@ -94,6 +100,7 @@ struct Rules<scope::Policy> : DefaultRules<scope::Policy> {
       }
     }
   }
+  template <class H>
   static void extra(H& h, Reader& in) {
     const int x = in.next() % 5;
     State& st = h.state;
@@ -133,11 +140,13 @@ struct Rules<scope::Policy> : DefaultRules<scope::Policy> {
       ref.scope = st.ids.back();
     }
   }
+  template <class H>
   static void check_slot(H& h, int s) {
     const bool in_scope = h.m.refs[h.m.slot[s]].scope >= 0;
     if (h.slots[s].is_in_dispose_scope() != in_scope) h.fail("is_in_dispose_scope differs from the model");
   }
   // Every scope ends, innermost first: what they hold goes back.
+  template <class H>
   static void finish(H& h) {
     while (!h.state.scopes.empty()) close(h, h.state.scopes.size() - 1);
   }

@@ -13,10 +13,12 @@ namespace custody::fuzz {
 // EXTRA moves a handle (std::move: the source becomes null).
 template <>
 struct Rules<tensor_ptr::Policy> : OwningHandleRules<tensor_ptr::Policy> {
+  template <class H>
   static void release(H& h, int s) {
     OwningHandleRules::release(h, s);
     if (h.slots[s] != nullptr) h.fail("release: the handle is not null");
   }
+  template <class H>
   static void extra(H& h, Reader& in) {
     const int d = in.slot(), a = in.slot();
     if (d == a) return;

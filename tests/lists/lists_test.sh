@@ -35,11 +35,16 @@ while read -r line; do
   done
 done <"$tmp/compare.txt"
 
-# The stress test: one thread per policy at least, each doing iterations.
-"$stress" --seconds=1 --threads="$((2 * ${#P[@]}))" >"$tmp/stress.txt" 2>&1 ||
+# The stress test: one thread per (policy, backend) pair, each doing iterations (the binary fails
+# when a pair with a thread completed none).
+"$stress" --seconds=1 --threads="$((${#P[@]} * ${#B[@]}))" >"$tmp/stress.txt" 2>&1 ||
   fail "stress failed: $(cat "$tmp/stress.txt")"
 for p in "${P[@]}"; do
   grep -Eq "^$p: [1-9][0-9]* iterations$" "$tmp/stress.txt" || fail "stress: no iterations of $p"
+done
+for b in "${B[@]}"; do
+  grep -Eq "^on $b: [1-9][0-9]* iterations$" "$tmp/stress.txt" || fail "stress: no iterations on $b"
+  grep -Eq "^left on $b: 0 tensors, 0 bytes$" "$tmp/stress.txt" || fail "stress: something left on $b"
 done
 
 # The benchmarks: policy_benchmark registers every case for every policy on every host backend.
@@ -60,13 +65,25 @@ for w in mlp llama ops; do
   done
 done
 
-# The fuzzers: one target per policy (Bazel built them: each must exist and be executable).
+# The fuzzers: one target per policy (Bazel built them: each must exist and be executable), each
+# running programs on every host backend (CUSTODY_FUZZ_LIST_BACKENDS=1: tests/fuzz/lifetime_fuzz.h
+# prints them and exits).
 for p in "${P[@]}"; do
   found=0
   for f in "${fuzzers[@]}"; do
     [[ "$(basename "$f")" == "lifetime_${p}_fuzz_test" && -x "$f" ]] && found=1
   done
   [[ "$found" == 1 ]] || fail "no lifetime fuzzer for $p"
+done
+for f in "${fuzzers[@]}"; do
+  name="$(basename "$f")"
+  if ! CUSTODY_FUZZ_LIST_BACKENDS=1 "$f" >"$tmp/$name.txt" 2>&1; then
+    fail "$name with CUSTODY_FUZZ_LIST_BACKENDS=1 failed: $(tail -5 "$tmp/$name.txt")"
+    continue
+  fi
+  for b in "${B[@]}"; do
+    grep -q "^lifetime fuzz backend: $b\$" "$tmp/$name.txt" || fail "$name: programs never run on backend $b"
+  done
 done
 
 echo "checked ${#P[@]} policies (${P[*]}) on ${#B[@]} host backends (${B[*]})"
