@@ -8,6 +8,7 @@
 #define CUSTODY_POLICIES_GC_TESTING_H_
 
 #include <cstdint>
+#include <span>
 
 #include "policies/gc/gc.h"
 #include "core/policy_idiom.h"
@@ -108,6 +109,40 @@ struct PolicyIdiom<gc::Policy> : DefaultPolicyIdiom {
   static uint64_t straggler_serial() { return gc::testing::next_serial(); }
   static int64_t release_stragglers_since(uint64_t serial) {
     return gc::testing::release_created_since(serial);
+  }
+
+  // Benchmarks. release_trigger_8MiB: release right away with the pressure
+  // trigger (8 MiB) set, the configuration gc programs run in (Note [No
+  // trigger]), under which libgc's own collections come less often (Note [The
+  // collector's own schedule under a trigger], gc/schedule.cc).
+  // collect_every_1000 / collect_every_step: no release, gc::collect() every
+  // 1000 iterations / after each step. trigger_8MiB: no release, the pressure
+  // trigger (8 MiB) collects.
+  static std::span<const BenchmarkVariant> benchmark_variants() {
+    static constexpr int64_t kTrigger = int64_t{8} << 20;
+    static constexpr BenchmarkVariant kVariants[] = {
+        {.name = "release_trigger_8MiB",
+         .loop = BenchmarkLoop::kEachOp,
+         .give_back = BenchmarkGiveBack::kRelease,
+         .trigger_bytes = kTrigger},
+        {.name = "collect_every_1000",
+         .loop = BenchmarkLoop::kOneOp,
+         .give_back = BenchmarkGiveBack::kCollect,
+         .every = 1000},
+        {.name = "trigger_8MiB",
+         .loop = BenchmarkLoop::kOneOp,
+         .give_back = BenchmarkGiveBack::kLeave,
+         .trigger_bytes = kTrigger},
+        {.name = "trigger_8MiB",
+         .loop = BenchmarkLoop::kStep,
+         .give_back = BenchmarkGiveBack::kLeave,
+         .trigger_bytes = kTrigger},
+        {.name = "collect_every_step",
+         .loop = BenchmarkLoop::kStep,
+         .give_back = BenchmarkGiveBack::kCollect,
+         .every = 1},
+    };
+    return kVariants;
   }
 };
 

@@ -8,6 +8,7 @@
 #define CUSTODY_POLICIES_SCOPE_TESTING_H_
 
 #include <cstdint>
+#include <span>
 
 #include "policies/scope/scope.h"
 #include "core/policy_idiom.h"
@@ -29,6 +30,23 @@ struct PolicyIdiom<scope::Policy> : DefaultPolicyIdiom {
   };
   // Tensors can only be created inside a dispose scope; a body's are disposed when it ends.
   using Region = scope::DisposeScope;
+
+  // Benchmarks. inner_scope_every_1000 / scope_per_step: no release; a fresh
+  // inner dispose scope every 1000 iterations / around each step disposes
+  // what was created in the last one.
+  static std::span<const BenchmarkVariant> benchmark_variants() {
+    static constexpr BenchmarkVariant kVariants[] = {
+        {.name = "inner_scope_every_1000",
+         .loop = BenchmarkLoop::kEachOp,
+         .give_back = BenchmarkGiveBack::kRegion,
+         .every = 1000},
+        {.name = "scope_per_step",
+         .loop = BenchmarkLoop::kStep,
+         .give_back = BenchmarkGiveBack::kRegion,
+         .every = 1},
+    };
+    return kVariants;
+  }
 };
 
 }  // namespace custody
