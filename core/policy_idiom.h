@@ -156,7 +156,7 @@ struct DefaultPolicyIdiom {
     const char* name;             // the contender's suffix
     BenchmarkLoop loop;
     BenchmarkGiveBack give_back;
-    int64_t every = 0;            // kRegion, kCollect: iterations from one bulk give-back to the next
+    int64_t every = 0;            // kRegion, kCollect: iterations between bulk give-backs (>= 1)
     int64_t trigger_bytes = 0;    // > 0: a PressureTrigger(trigger_bytes) open around the loop
   };
   // The policy's variants, in the order they are registered.
