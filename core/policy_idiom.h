@@ -31,6 +31,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 
 namespace custody {
 
@@ -151,6 +152,42 @@ struct DefaultPolicyIdiom {
       return true;
     }
   };
+
+  // ---- Benchmarks --------------------------------------------------------
+  //
+  // What the benchmarks that run every policy (policies/policy_benchmark.cc,
+  // tools/bench/mlp_benchmark.cc) run for a policy besides its plain
+  // contender, which gives each tensor back with custody::release as soon as
+  // it is done: the variants of its idiom that give tensors back in bulk, or
+  // that release with something of the policy's set around the loop. Each is
+  // registered as the contender "<policy>:<backend>:<name>" and run by
+  // testing/bench/bench_util.h (run_variant); a collecting policy's
+  // contenders report `collections` and `finalized` per iteration, from
+  // collector_counts().
+
+  // The benchmark loop a variant runs in.
+  enum class BenchmarkLoop {
+    kEachOp,  // one op per iteration (policy_benchmark), in every case
+    kOneOp,   // one op per iteration, only in the case that samples the policy's
+              // costlier variants (policy_benchmark's tiny_add)
+    kStep,    // one training step per iteration (mlp_benchmark)
+  };
+  // Who gives back the tensors an iteration creates.
+  enum class BenchmarkGiveBack {
+    kRelease,  // the body: custody::release each, right away
+    kLeave,    // what is open around the loop (a trigger's collections, the body's Region)
+    kRegion,   // a fresh Region every `every` iterations: what closing it gives back
+    kCollect,  // collect() every `every` iterations
+  };
+  struct BenchmarkVariant {
+    const char* name;             // the contender's suffix
+    BenchmarkLoop loop;
+    BenchmarkGiveBack give_back;
+    int64_t every = 0;            // kRegion, kCollect: iterations between bulk give-backs (>= 1)
+    int64_t trigger_bytes = 0;    // > 0: a PressureTrigger(trigger_bytes) open around the loop
+  };
+  // The policy's variants, in the order they are registered.
+  static std::span<const BenchmarkVariant> benchmark_variants() { return {}; }
 };
 
 // The Guard of a policy that tracks who created what (dispose, gc, manual):

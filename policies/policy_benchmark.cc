@@ -11,26 +11,21 @@
 //   tiny_add/<contender>       `c = a + b` on 1-element float tensors and its release
 //
 // Contenders: `<policy>:<backend>` for every policy and host backend, releasing
-// with `custody::release` (policy-generic: reset, dispose or free); the idioms
-// that give tensors back in bulk instead, per policy:
-//   scope:<b>:inner_scope_every_1000   no release; a fresh inner dispose scope every 1000 iterations
-//   gc:<b>:release_trigger_8MiB        release right away, with the pressure trigger (8 MiB) set:
-//                                      libgc's own collections come less often under a trigger
-//                                      (Note [The collector's own schedule under a trigger], gc/schedule.cc)
-//   gc:<b>:collect_every_1000          no release; gc::collect() every 1000 iterations
-//   gc:<b>:trigger_8MiB                no release; the pressure trigger (8 MiB) collects
-// and the peers `libtorch` (at::Tensor copy, at::empty({1}), a + b; the
-// alias peer is an at::Tensor copy, `libtorch_alias_op` is `a.alias()`, a new
-// TensorImpl) and `libtorch_inference_mode` (a + b under c10::InferenceMode).
-// gc contenders report collections and finalizations per iteration.
+// with `custody::release` (policy-generic: reset, dispose or free); the
+// variants of its idiom that a policy declares (PolicyIdiom::benchmark_variants,
+// listed in its testing.h: giving tensors back in bulk, or releasing with
+// something of the policy's set around the loop) as
+// `<policy>:<backend>:<variant>`, each kEachOp variant in every case and each
+// kOneOp variant in tiny_add only; and the peers `libtorch` (at::Tensor copy,
+// at::empty({1}), a + b; the alias peer is an at::Tensor copy,
+// `libtorch_alias_op` is `a.alias()`, a new TensorImpl) and
+// `libtorch_inference_mode` (a + b under c10::InferenceMode). A collecting
+// policy's contenders report collections and finalizations per iteration.
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <type_traits>
 
 #include "benchmark/benchmark.h"
-#include "policies/gc/benchmark_counters.h"
 #include "custody/lists/all_policies.h"
 #include "custody/lists/all_host_backends.h"
 #include "testing/bench/bench_util.h"
@@ -41,8 +36,6 @@ namespace {
 
 using custody::lists::AllPolicies;
 using custody::lists::AllHostBackends;
-
-constexpr int64_t kBulkEvery = 1000;
 
 template <AnyTensor T>
 void handle_copy(benchmark::State& state) {
@@ -55,101 +48,53 @@ void handle_copy(benchmark::State& state) {
   custody::release(a);
 }
 
-// How a benchmark gives back the tensor each iteration creates.
-enum class Drop {
-  kRelease,         // custody::release right away
-  kReleaseTrigger,  // gc: custody::release right away, with the 8 MiB pressure trigger set
-  kInnerScope,      // scope: every kBulkEvery iterations, a fresh inner dispose scope
-  kCollect,         // gc: gc::collect() every kBulkEvery iterations
-  kPressureTrigger  // gc: the 8 MiB pressure trigger
-};
-
-// Runs `make()` (a fresh tensor) once per iteration and gives the result back per `drop`.
+// Runs `make()` (a fresh tensor) once per iteration and gives the result back
+// the way `variant` says.
 template <AnyTensor T, class Make>
-void create_and_drop(benchmark::State& state, Drop drop, Make make) {
-  using P = typename T::policy_type;
-  if (drop == Drop::kRelease || drop == Drop::kReleaseTrigger) {
-    // kReleaseTrigger: the configuration gc programs run in (Note [No trigger]),
-    // which changes libgc's own schedule (Note [The collector's own schedule under a trigger]).
-    std::optional<gc::ScopedPressureTrigger> trigger;
-    if (drop == Drop::kReleaseTrigger) trigger.emplace(8 << 20);
-    for (auto _ : state) {
-      T c = make();
+void create_and_drop(benchmark::State& state, const BenchmarkVariant& variant, Make make) {
+  run_variant<typename T::policy_type>(state, variant, [&](auto release) {
+    T c = make();
+    if constexpr (decltype(release)::value) {
       custody::release(c);
-    }
-  } else if constexpr (std::is_same_v<P, scope::Policy>) {
-    std::optional<scope::DisposeScope> inner;
-    inner.emplace();
-    int64_t i = 0;
-    for (auto _ : state) {
-      T c = make();
-      benchmark::DoNotOptimize(c);
-      if (++i % kBulkEvery == 0) {
-        inner.reset();
-        inner.emplace();
-      }
-    }
-  } else if constexpr (std::is_same_v<P, gc::Policy>) {
-    const GcCounters counters;
-    if (drop == Drop::kCollect) {
-      int64_t i = 0;
-      for (auto _ : state) {
-        T c = make();
-        benchmark::DoNotOptimize(c);
-        if (++i % kBulkEvery == 0) gc::collect();
-      }
     } else {
-      gc::ScopedPressureTrigger trigger(8 << 20);
-      for (auto _ : state) {
-        T c = make();
-        benchmark::DoNotOptimize(c);
-      }
+      benchmark::DoNotOptimize(c);
     }
-    counters.report(state);
-  }
+  });
 }
 
 template <AnyTensor T>
-void alias_release(benchmark::State& state, Drop drop) {
+void alias_release(benchmark::State& state, const BenchmarkVariant& variant) {
   [[maybe_unused]] Env<typename T::policy_type> env;
   T a = T::ones({1});
-  create_and_drop<T>(state, drop, [&] { return a.alias(); });
+  create_and_drop<T>(state, variant, [&] { return a.alias(); });
   custody::release(a);
 }
 
 template <AnyTensor T>
-void empty_1(benchmark::State& state, Drop drop) {
+void empty_1(benchmark::State& state, const BenchmarkVariant& variant) {
   [[maybe_unused]] Env<typename T::policy_type> env;
-  create_and_drop<T>(state, drop, [] { return T::empty({1}); });
+  create_and_drop<T>(state, variant, [] { return T::empty({1}); });
 }
 
 template <AnyTensor T>
-void tiny_add(benchmark::State& state, Drop drop) {
+void tiny_add(benchmark::State& state, const BenchmarkVariant& variant) {
   [[maybe_unused]] Env<typename T::policy_type> env;
   T a = T::ones({1});
   T b = T::ones({1});
-  create_and_drop<T>(state, drop, [&] { return a + b; });
+  create_and_drop<T>(state, variant, [&] { return a + b; });
   custody::release(a);
   custody::release(b);
 }
 
-// Registers `body(state, drop)` for T as "<case>/<contender>", plus the bulk variants of its policy.
+// Registers `body(state, variant)` for T as "<case>/<contender>", plus the
+// variants its policy declares for every case and, in the case that samples
+// them (`sampled`), those for one case.
 template <AnyTensor T, class Body>
-void add_with_variants(const std::string& case_name, Body body, bool gc_variants) {
-  using P = typename T::policy_type;
-  add(case_name, contender<T>(), [body](benchmark::State& s) { body(s, Drop::kRelease); });
-  if constexpr (std::is_same_v<P, scope::Policy>) {
-    add(case_name, contender<T>("inner_scope_every_1000"),
-        [body](benchmark::State& s) { body(s, Drop::kInnerScope); });
-  }
-  if constexpr (std::is_same_v<P, gc::Policy>) {
-    add(case_name, contender<T>("release_trigger_8MiB"),
-        [body](benchmark::State& s) { body(s, Drop::kReleaseTrigger); });
-    if (gc_variants) {
-      add(case_name, contender<T>("collect_every_1000"),
-          [body](benchmark::State& s) { body(s, Drop::kCollect); });
-      add(case_name, contender<T>("trigger_8MiB"),
-          [body](benchmark::State& s) { body(s, Drop::kPressureTrigger); });
+void add_with_variants(const std::string& case_name, Body body, bool sampled) {
+  add(case_name, contender<T>(), [body](benchmark::State& s) { body(s, kReleaseEach); });
+  for (const BenchmarkVariant& v : PolicyIdiom<typename T::policy_type>::benchmark_variants()) {
+    if (v.loop == BenchmarkLoop::kEachOp || (sampled && v.loop == BenchmarkLoop::kOneOp)) {
+      add(case_name, contender<T>(v.name), [body, &v](benchmark::State& s) { body(s, v); });
     }
   }
 }
@@ -163,9 +108,9 @@ void add_with_variants(const std::string& case_name, Body body, bool gc_variants
   add_peer("tiny_add", "libtorch_inference_mode", &libtorch::add_inference_mode, int64_t{1});
   for_each_tensor<AllPolicies, AllHostBackends>([]<class T>() {
     add("handle_copy", contender<T>(), handle_copy<T>);
-    add_with_variants<T>("alias_release", alias_release<T>, /*gc_variants=*/false);
-    add_with_variants<T>("empty_1", empty_1<T>, /*gc_variants=*/false);
-    add_with_variants<T>("tiny_add", tiny_add<T>, /*gc_variants=*/true);
+    add_with_variants<T>("alias_release", alias_release<T>, /*sampled=*/false);
+    add_with_variants<T>("empty_1", empty_1<T>, /*sampled=*/false);
+    add_with_variants<T>("tiny_add", tiny_add<T>, /*sampled=*/true);
   });
   return true;
 }();

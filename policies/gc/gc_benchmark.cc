@@ -27,7 +27,6 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "core/reclaim.h"
-#include "policies/gc/benchmark_counters.h"
 #include "policies/gc/testing.h"
 #include "custody/lists/all_host_backends.h"
 #include "testing/bench/bench_util.h"
@@ -60,7 +59,7 @@ void collect(benchmark::State& state, int64_t garbage, int64_t live, bool scan_a
   kept.reserve(static_cast<size_t>(live));
   for (int64_t i = 0; i < live; ++i) kept.push_back(T::empty({1}));
   gc::collect();
-  const GcCounters counters;
+  const CollectorCounters<gc::Policy> counters;
   for (auto _ : state) {
     state.PauseTiming();
     make_garbage<T>(garbage);

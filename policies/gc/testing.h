@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <span>
 
 #include "policies/gc/gc.h"
 #include "core/policy_idiom.h"
@@ -150,6 +151,40 @@ struct PolicyIdiom<gc::Policy> : DefaultPolicyIdiom {
       return true;
     }
   };
+
+  // Benchmarks. release_trigger_8MiB: release right away with the pressure
+  // trigger (8 MiB) set, the configuration gc programs run in (Note [No
+  // trigger]), under which libgc's own collections come less often (Note [The
+  // collector's own schedule under a trigger], gc/schedule.cc).
+  // collect_every_1000 / collect_every_step: no release, gc::collect() every
+  // 1000 iterations / after each step. trigger_8MiB: no release, the pressure
+  // trigger (8 MiB) collects.
+  static std::span<const BenchmarkVariant> benchmark_variants() {
+    static constexpr int64_t kTrigger = int64_t{8} << 20;
+    static constexpr BenchmarkVariant kVariants[] = {
+        {.name = "release_trigger_8MiB",
+         .loop = BenchmarkLoop::kEachOp,
+         .give_back = BenchmarkGiveBack::kRelease,
+         .trigger_bytes = kTrigger},
+        {.name = "collect_every_1000",
+         .loop = BenchmarkLoop::kOneOp,
+         .give_back = BenchmarkGiveBack::kCollect,
+         .every = 1000},
+        {.name = "trigger_8MiB",
+         .loop = BenchmarkLoop::kOneOp,
+         .give_back = BenchmarkGiveBack::kLeave,
+         .trigger_bytes = kTrigger},
+        {.name = "trigger_8MiB",
+         .loop = BenchmarkLoop::kStep,
+         .give_back = BenchmarkGiveBack::kLeave,
+         .trigger_bytes = kTrigger},
+        {.name = "collect_every_step",
+         .loop = BenchmarkLoop::kStep,
+         .give_back = BenchmarkGiveBack::kCollect,
+         .every = 1},
+    };
+    return kVariants;
+  }
 };
 
 }  // namespace custody

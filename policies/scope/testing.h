@@ -8,6 +8,7 @@
 #define CUSTODY_POLICIES_SCOPE_TESTING_H_
 
 #include <cstdint>
+#include <span>
 
 #include "policies/scope/scope.h"
 #include "core/policy_idiom.h"
@@ -60,6 +61,23 @@ struct PolicyIdiom<scope::Policy> : DefaultPolicyIdiom {
       return total.template item<float>() == 8.0f * static_cast<float>(iterations);
     }
   };
+
+  // Benchmarks. inner_scope_every_1000 / scope_per_step: no release; a fresh
+  // inner dispose scope every 1000 iterations / around each step disposes
+  // what was created in the last one.
+  static std::span<const BenchmarkVariant> benchmark_variants() {
+    static constexpr BenchmarkVariant kVariants[] = {
+        {.name = "inner_scope_every_1000",
+         .loop = BenchmarkLoop::kEachOp,
+         .give_back = BenchmarkGiveBack::kRegion,
+         .every = 1000},
+        {.name = "scope_per_step",
+         .loop = BenchmarkLoop::kStep,
+         .give_back = BenchmarkGiveBack::kRegion,
+         .every = 1},
+    };
+    return kVariants;
+  }
 };
 
 }  // namespace custody

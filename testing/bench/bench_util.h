@@ -13,7 +13,11 @@
 //     "omp_loop"), which tools/bench/report.py groups by case;
 //   * `Env<Policy>`: what a policy's idiom needs around a benchmark body
 //     (PolicyIdiom::Region: an open dispose scope under scope; no garbage
-//     left behind under gc).
+//     left behind under gc);
+//   * `run_variant<Policy>`: a timing loop run the way one of the policy's
+//     benchmark variants says (PolicyIdiom::benchmark_variants: releasing
+//     each tensor, or giving them back in bulk), with the collector's
+//     counters (`CollectorCounters`) of a policy that collects.
 //
 //   for_each_tensor<AllPolicies, HostBackends>([]<class T>() {
 //     add("tiny_add", contender<T>(), [](benchmark::State& state) {
@@ -35,7 +39,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
@@ -95,6 +101,93 @@ benchmark::internal::Benchmark* add_peer(const std::string& case_name, const std
 // its timing loop are released by the body after it.
 template <class Policy>
 using Env = typename custody::PolicyIdiom<Policy>::Region;
+
+// What a collecting policy's collector did over a benchmark's timing loop
+// (PolicyIdiom::collector_counts), as counters per iteration: `collections`
+// (by any cause) and `finalized` (references given back by finalizers).
+// Construct before the loop, report() after it; a policy that does not
+// collect reports nothing.
+template <class Policy>
+class CollectorCounters {
+  using Idiom = custody::PolicyIdiom<Policy>;
+
+ public:
+  CollectorCounters() : start_(Idiom::collector_counts()) {}
+  void report(benchmark::State& state) const {
+    if constexpr (Idiom::kCollects) {
+      const CollectorCounts now = Idiom::collector_counts();
+      const auto per_iteration = [](int64_t n) {
+        return benchmark::Counter(static_cast<double>(n), benchmark::Counter::kAvgIterations);
+      };
+      state.counters["collections"] = per_iteration(now.collections - start_.collections);
+      state.counters["finalized"] = per_iteration(now.finalized - start_.finalized);
+    }
+  }
+
+ private:
+  CollectorCounts start_;
+};
+
+// A policy's benchmark variants (core/policy_idiom.h, "Benchmarks").
+using BenchmarkVariant = DefaultPolicyIdiom::BenchmarkVariant;
+using BenchmarkLoop = DefaultPolicyIdiom::BenchmarkLoop;
+using BenchmarkGiveBack = DefaultPolicyIdiom::BenchmarkGiveBack;
+
+// Every policy's plain contender "<policy>:<backend>": each tensor released right away.
+inline constexpr BenchmarkVariant kReleaseEach{
+    .name = "", .loop = BenchmarkLoop::kEachOp, .give_back = BenchmarkGiveBack::kRelease};
+
+// Runs the timing loop of `state` with `step(release)` as its body, where
+// `release` is std::true_type when the body gives back what it creates
+// (custody::release) and std::false_type when `variant` leaves that to the
+// idiom: a PressureTrigger open around the loop, a fresh Region every
+// `variant.every` iterations, or a collection every `variant.every`
+// iterations. The choice is made outside the loop, so the loop holds the body
+// and, for a bulk variant, one countdown. A policy that collects reports its
+// CollectorCounters.
+template <class Policy, class Step>
+void run_variant(benchmark::State& state, const BenchmarkVariant& variant, Step step) {
+  using Idiom = custody::PolicyIdiom<Policy>;
+  const CollectorCounters<Policy> counters;
+  {
+    std::optional<typename Idiom::PressureTrigger> trigger;
+    if (variant.trigger_bytes > 0) trigger.emplace(variant.trigger_bytes);
+    switch (variant.give_back) {
+      case BenchmarkGiveBack::kRelease:
+        for (auto _ : state) step(std::true_type{});
+        break;
+      case BenchmarkGiveBack::kLeave:
+        for (auto _ : state) step(std::false_type{});
+        break;
+      case BenchmarkGiveBack::kRegion: {
+        std::optional<typename Idiom::Region> region;
+        region.emplace();
+        int64_t left = variant.every;
+        for (auto _ : state) {
+          step(std::false_type{});
+          if (--left == 0) {
+            left = variant.every;
+            region.reset();
+            region.emplace();
+          }
+        }
+        break;
+      }
+      case BenchmarkGiveBack::kCollect: {
+        int64_t left = variant.every;
+        for (auto _ : state) {
+          step(std::false_type{});
+          if (--left == 0) {
+            left = variant.every;
+            Idiom::collect();
+          }
+        }
+        break;
+      }
+    }
+  }
+  counters.report(state);
+}
 
 // Flat float32 tensors of `sizes` with normal values (custody's Philox stream
 // seeded with `seed`), for inputs created before a timing loop.
