@@ -15,8 +15,10 @@ POLICIES = ["tensor_ptr", "dispose", "scope", "gc", "manual"]
 # Policies for tests only, each with the package that defines it: in the conformance matrix and in
 # every test-side list (//custody/lists:all_policies: the fuzzers, failure injection, the stress test, the
 # workloads' tests, the compare tool's and benchmarks' test builds), never offered by the flag.
-# counted (tests/extra_policy) proves docs/extending.md's "Adding a policy" steps complete.
-TEST_POLICIES = {"counted": "//tests/extra_policy"}
+# counted (tests/extra_policy) proves docs/extending.md's "Adding a policy" steps complete; deferred
+# (tests/extra_collector), a second policy that collects, proves the collector hooks of
+# core/policy_idiom.h open (its idiom declares them; the tools read them and name no policy).
+TEST_POLICIES = {"counted": "//tests/extra_policy", "deferred": "//tests/extra_collector"}
 
 # Every policy a test runs: POLICIES, then TEST_POLICIES.
 ALL_POLICIES = POLICIES + TEST_POLICIES.keys()
