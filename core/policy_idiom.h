@@ -31,6 +31,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 
 namespace custody {
@@ -107,6 +108,13 @@ struct DefaultPolicyIdiom {
   struct PressureTrigger {
     explicit PressureTrigger(int64_t /*bytes*/) {}
   };
+  // RAII, made by a thread that holds handles before its first one (gc: the
+  // thread's registration, so that collections scan its stack and stop it).
+  struct ThreadRegistration {};
+  // The allocator of a container that keeps handles where only it reaches them
+  // (gc: memory the collector scans, so a queued handle keeps its tensor).
+  template <class Item>
+  using HandleAllocator = std::allocator<Item>;
   // Collections run and references given back by finalizers, so far.
   static CollectorCounts collector_counts() { return {}; }
   // What a conservative collector may keep alive of code that released

@@ -9,9 +9,12 @@
 //   double m = r->metric();                      // loss, accuracy, last token, ...
 //   r->finish();                                 // every tensor given back (also by ~Runner)
 //
-// A workload package has one header per policy (`<workload>/<policy>.h`) with
-// the step written the way a user of that policy would write it; the compare
-// tool counts their lines. Model pieces shared by every policy come from core/nn.
+// A workload package has two generic bodies, the step in the idiom of handles
+// that own their references (`<workload>/tensor_ptr.h`) and in the idiom of a
+// policy that collects (`<workload>/collecting.h`), and, for a policy whose idiom
+// differs, its own header (`<workload>/<policy>.h`) with the step written the way
+// a user of that policy would write it; the compare tool counts their lines.
+// Model pieces shared by every policy come from core/nn.
 
 #ifndef CUSTODY_WORKLOADS_WORKLOAD_H_
 #define CUSTODY_WORKLOADS_WORKLOAD_H_

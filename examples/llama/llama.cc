@@ -2,7 +2,8 @@
 //
 // examples/llama — greedy decoding with the `llama` workload's llama2
 // decoder (workloads/llama), under the policy and backend chosen by the
-// flags, written in that policy's idiom (workloads/llama/<policy>.h):
+// flags, written in that policy's idiom (workloads/llama/<policy>.h, or the
+// generic body it runs: tensor_ptr.h, collecting.h):
 //
 //   ./bazelw run //examples/llama                                  # seeded random weights
 //   ./bazelw run //examples/llama -- --tokens=32 --checkpoint=/path/to/stories15M.bin

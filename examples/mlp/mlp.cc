@@ -3,7 +3,8 @@
 // examples/mlp — trains the `mlp` workload's 2-layer MLP (workloads/mlp) on
 // its seeded synthetic classification set until the held-out accuracy passes
 // the bar, under the policy and backend chosen by the flags, written in that
-// policy's idiom (workloads/mlp/<policy>.h):
+// policy's idiom (workloads/mlp/<policy>.h, or the generic body it runs:
+// tensor_ptr.h, collecting.h):
 //
 //   ./bazelw run //examples/mlp
 //   ./bazelw run --//policies:policy=gc --//backends:backend=aten //examples/mlp

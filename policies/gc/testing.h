@@ -104,6 +104,9 @@ struct PolicyIdiom<gc::Policy> : DefaultPolicyIdiom {
     explicit PressureTrigger(int64_t bytes) : trigger(bytes) {}
     gc::ScopedPressureTrigger trigger;
   };
+  using ThreadRegistration = gc::ThreadRegistration;
+  template <class Item>
+  using HandleAllocator = gc::TracedAllocator<Item>;
   static CollectorCounts collector_counts() {
     const gc::Stats s = gc::stats();
     return {s.collections, s.finalized};

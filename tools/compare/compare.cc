@@ -53,18 +53,27 @@ namespace {
 
 struct LinesOfCode {
   const char* workload;
-  const char* policy;
+  const char* name;  // a policy with a header of its own, or a body (tools/compare/BUILD)
   int lines;
 };
 constexpr LinesOfCode kLinesOfCode[] = {
 #include "tools/compare/lines_of_code.inc"
 };
 
-int lines_of_code(const std::string& workload, const std::string& policy) {
+int lines_of(const std::string& workload, const std::string& name) {
   for (const LinesOfCode& l : kLinesOfCode) {
-    if (workload == l.workload && policy == l.policy) return l.lines;
+    if (workload == l.workload && name == l.name) return l.lines;
   }
   return 0;
+}
+
+// The lines of `policy`'s idiom in `workload`: its own header's, else those of
+// the body it runs (tools/build_defs/workloads.bzl): the collecting body for a
+// policy that collects, the handle body for any other. 0 for the libtorch peer.
+int lines_of_code(const std::string& workload, const Measurement& m) {
+  if (m.policy.empty()) return 0;
+  if (const int own = lines_of(workload, m.policy); own > 0) return own;
+  return lines_of(workload, m.collects ? "collecting" : "handle");
 }
 
 }  // namespace
@@ -223,7 +232,7 @@ void print_table(const WorkloadResult& r) {
         m.min_ms, ratio, mib(m.peak_bytes), mib(m.lower_bound_bytes), bound_ratio,
         100 * m.held_dead.held_dead_share(), m.live_tensors, m.leaked_bytes,
         collects ? absl::StrCat(m.collections) : "-", collects ? absl::StrCat(m.finalized) : "-",
-        lines_of_code(r.plan.name, m.policy) > 0 ? absl::StrCat(lines_of_code(r.plan.name, m.policy)) : "-");
+        lines_of_code(r.plan.name, m) > 0 ? absl::StrCat(lines_of_code(r.plan.name, m)) : "-");
   }
   for (const Measurement& m : r.runs) {
     if (m.has_memory && m.held_dead.out_of_order_allocs > 0) {
@@ -370,7 +379,7 @@ Json contender_json(const WorkloadResult& r, const Measurement& m) {
     c["leaked_tensors"] = m.leaked_tensors;
     c["collections"] = m.collections;
     c["finalized"] = m.finalized;
-    c["lines_of_code"] = lines_of_code(r.plan.name, m.policy);
+    c["lines_of_code"] = lines_of_code(r.plan.name, m);
     c["memory_pass_ms"] = json_number(m.memory_pass_ms);
     c["step_peak_bytes"] = m.step_peak_bytes;
     c["held_dead"] = held_dead_json(m.held_dead);
@@ -422,7 +431,7 @@ std::string write_report(const Options& o, const std::vector<WorkloadResult>& re
       c.policy = m.policy;
       c.median_ms = m.median_ms;
       c.min_ms = m.min_ms;
-      c.lines_of_code = m.has_memory ? lines_of_code(r.plan.name, m.policy) : 0;
+      c.lines_of_code = m.has_memory ? lines_of_code(r.plan.name, m) : 0;
       c.has_memory = m.has_memory;
       c.peak_bytes = m.peak_bytes;
       c.lower_bound_bytes = m.lower_bound_bytes;

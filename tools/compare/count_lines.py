@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Counts the lines of idiomatic code in each workload's per-policy header.
+"""Counts the lines of idiomatic code in each workload's per-policy header and bodies.
 
-    count_lines.py OUT.inc workloads/mlp/scope.h workloads/mlp/gc.h ...
+    count_lines.py OUT.inc workloads/mlp/scope.h ... handle=workloads/mlp/tensor_ptr.h ...
 
 A line counts when it holds code: not blank, not a comment, not a preprocessor
 line (include guards and includes are the same under every policy). Writes one
-C++ initializer per file, `{"mlp", "scope", 23},`, for tools/compare's table.
+C++ initializer per file, `{"mlp", "scope", 23},`, for tools/compare's table: a
+header under its name, a NAME=PATH argument (a body that policies without a
+header of their own run) under NAME.
 """
 
 import os
@@ -32,11 +34,12 @@ def code_lines(path):
 
 
 def main(argv):
-    out, paths = argv[1], argv[2:]
+    out, args = argv[1], argv[2:]
     with open(out, "w", encoding="utf-8") as f:
-        for path in paths:
+        for arg in args:
+            name, _, path = arg.rpartition("=")
             workload = os.path.basename(os.path.dirname(path))
-            policy = os.path.splitext(os.path.basename(path))[0]
+            policy = name or os.path.splitext(os.path.basename(path))[0]
             f.write('{"%s", "%s", %d},\n' % (workload, policy, code_lines(path)))
 
 

@@ -4,7 +4,8 @@
 // logits and the argmax go when their handles do.
 //
 // Written for any policy whose handles own their references (HandleGenerator<P, B>):
-// it is also the idiom of a policy with no header of its own here (runners.h).
+// it is also the idiom of a policy that does not collect and has no header of
+// its own here (runners.h; collecting.h is the one of a policy that collects).
 
 #ifndef CUSTODY_WORKLOADS_LLAMA_TENSOR_PTR_H_
 #define CUSTODY_WORKLOADS_LLAMA_TENSOR_PTR_H_

@@ -12,8 +12,9 @@
 // the step as host vectors, as a data loader would; the initial weights are
 // host vectors too (torch.nn.Linear's U(-1/sqrt(in), 1/sqrt(in))).
 //
-// One header per policy holds the training step in that policy's idiom
-// (tensor_ptr.h, dispose.h, scope.h, gc.h, manual.h); the model pieces are
+// The training step in each policy's idiom: the policy's own header (dispose.h,
+// scope.h, manual.h), else a generic body (tensor_ptr.h: handles that own their
+// references; collecting.h: a policy that collects); the model pieces are
 // core/nn's, shared by all of them:
 //
 //   const mlp::MlpData data = mlp::make_data({});

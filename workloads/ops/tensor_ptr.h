@@ -5,7 +5,8 @@
 // the full expression, named ones at the end of their block or at release().
 //
 // Written for any policy whose handles own their references (HandleMixer<P, B>):
-// it is also the idiom of a policy with no header of its own here (runners.h).
+// it is also the idiom of a policy that does not collect and has no header of
+// its own here (runners.h; collecting.h is the one of a policy that collects).
 
 #ifndef CUSTODY_WORKLOADS_OPS_TENSOR_PTR_H_
 #define CUSTODY_WORKLOADS_OPS_TENSOR_PTR_H_

@@ -17,7 +17,8 @@
 // requests/s and the p50 and p99 latency (submission to answer read), over
 // the steps after the first.
 //
-// One header per policy (<policy>.h) is that policy's idiom for the three
+// A policy's header (<policy>.h), or a generic body (tensor_ptr.h: handles that
+// own their references; collecting.h: a policy that collects), is the idiom for the three
 // places a tensor is touched — made on the submitter, used and handed on by a
 // worker, read and given back by the responder — and for its threads; the
 // queues, threads and figures are ServerCore's, shared by all:

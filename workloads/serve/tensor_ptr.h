@@ -6,7 +6,8 @@
 // responder — and the atomic count frees the tensor there.
 //
 // Written for any policy whose handles own their references (HandleServer<P, B>):
-// it is also the idiom of a policy with no header of its own here (runners.h).
+// it is also the idiom of a policy that does not collect and has no header of
+// its own here (runners.h; collecting.h is the one of a policy that collects).
 
 #ifndef CUSTODY_WORKLOADS_SERVE_TENSOR_PTR_H_
 #define CUSTODY_WORKLOADS_SERVE_TENSOR_PTR_H_
