@@ -70,7 +70,7 @@ struct MemoryEvent {
   // (record_history(true, /*with_sites=*/true)); empty otherwise.
   sites::Site site;
   MemoryCategory category = MemoryCategory::kUnknown;  // kAlloc: the category it was made in
-  bool by_collector = false;  // kFree: given back by a gc finalizer (a collection found it unreachable)
+  bool by_collector = false;  // kFree: given back by a collection that found it garbage (CollectorFrees)
   // The thread that made the event: numbered from 1 in the order threads first
   // record one (a thread's number is never reused). A kFree whose thread differs
   // from its kAlloc's is a release on another thread (a server's responder).
@@ -124,11 +124,27 @@ struct ThreadStatsCache {
 extern constinit thread_local ThreadStatsCache thread_stats_cache;
 
 // This thread's category for what it allocates now (CategoryScope), and
-// whether it is running gc finalizers (set by policies/gc).
+// whether what it frees now is a collector's (CollectorFrees).
 extern constinit thread_local MemoryCategory current_category;
 extern constinit thread_local bool in_collector;
 
 }  // namespace internal
+
+// RAII: what this thread frees while it is alive is a collector giving back
+// garbage it found (MemoryEvent::by_collector, which the report's held-dead
+// analysis counts as awaiting collection). A collecting policy opens one
+// around what a collection gives back (gc's finalizers, deferred's batch,
+// tests/extra_collector). Nests; a thread-local store and load.
+class CollectorFrees {
+ public:
+  CollectorFrees() : outer_(internal::in_collector) { internal::in_collector = true; }
+  ~CollectorFrees() { internal::in_collector = outer_; }
+  CollectorFrees(const CollectorFrees&) = delete;
+  CollectorFrees& operator=(const CollectorFrees&) = delete;
+
+ private:
+  bool outer_;
+};
 
 // Everything this thread allocates while a CategoryScope is alive is of its
 // category, nested scopes overriding outer ones, except inside a parameter or

@@ -116,11 +116,11 @@ void peak_detail(std::string& o, const ContenderData& c) {
 
 void held_dead_table(std::string& o, const ContenderData& c) {
   const HeldDead& h = c.held_dead;
-  const bool gc = h.collections > 0;
+  const bool collected = h.collections > 0;
   absl::StrAppend(&o, "<p class=\"held\">Held past last use: <b>",
                   absl::StrFormat("%.1f%%", 100 * h.held_dead_share()), "</b> of ",
                   absl::StrFormat("%.1f", h.byte_steps / kMiB), " MiB×steps");
-  if (gc) {
+  if (collected) {
     absl::StrAppend(&o, "; of that, at most ",
                     absl::StrFormat("%.1f%%", h.held_dead_byte_steps > 0
                                                   ? 100 * h.awaiting_collection_byte_steps / h.held_dead_byte_steps
@@ -137,7 +137,7 @@ void held_dead_table(std::string& o, const ContenderData& c) {
     absl::StrAppend(&o, "<table class=\"sites\"><tr><th>site (first frame outside custody)</th><th>category</th>"
                         "<th>allocations</th><th>MiB</th><th>held dead MiB×steps</th><th>share</th>"
                         "<th>dead at peak MiB</th>",
-                    gc ? "<th>awaiting collection ≤</th>" : "", "</tr>");
+                    collected ? "<th>awaiting collection ≤</th>" : "", "</tr>");
     for (const SiteHeld* s : sites) {
       absl::StrAppend(&o, "<tr><td>", stack_details(*s), "</td><td>", category_name(s->category), "</td><td>",
                       s->allocations, "</td><td>", mib(s->bytes), "</td><td>",
@@ -146,7 +146,7 @@ void held_dead_table(std::string& o, const ContenderData& c) {
                                                     ? 100 * s->held_dead_byte_steps / h.held_dead_byte_steps
                                                     : 0.0),
                       "</td><td>", mib(s->dead_at_peak_bytes), "</td>",
-                      gc ? absl::StrCat("<td>", absl::StrFormat("%.2f", s->awaiting_collection_byte_steps / kMiB),
+                      collected ? absl::StrCat("<td>", absl::StrFormat("%.2f", s->awaiting_collection_byte_steps / kMiB),
                                         "</td>")
                          : "",
                       "</tr>");

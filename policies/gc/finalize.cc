@@ -142,12 +142,13 @@ int64_t run_pending() {
   if (tls_in_finalizers) return 0;  // a finalizer (e.g. a from_blob deleter) got here: no recursion
   const int64_t before = tls_finalized;
   tls_in_finalizers = true;
-  custody::internal::in_collector = true;  // frees here are the collector's (core/stats.h)
-  give_back_pending();
-  while (GC_should_invoke_finalizers()) {
-    if (GC_invoke_finalizers() == 0) break;
+  {
+    const CollectorFrees frees;  // frees here are the collector's (core/stats.h)
+    give_back_pending();
+    while (GC_should_invoke_finalizers()) {
+      if (GC_invoke_finalizers() == 0) break;
+    }
   }
-  custody::internal::in_collector = false;
   tls_in_finalizers = false;
   return tls_finalized - before;
 }

@@ -12,6 +12,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "core/reclaim.h"
+#include "core/stats.h"
 
 namespace custody::deferred {
 namespace {
@@ -53,7 +54,8 @@ int64_t flush(int64_t threshold) {
     q.given_back += static_cast<int64_t>(batch.size());
   }
   const auto n = static_cast<int64_t>(batch.size());
-  batch.clear();  // outside the lock: destroying a tensor frees its memory
+  const CollectorFrees frees;  // what the batch frees is garbage this collection found
+  batch.clear();               // outside the lock: destroying a tensor frees its memory
   return n;
 }
 

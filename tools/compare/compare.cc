@@ -173,6 +173,16 @@ std::string title(const WorkloadPlan& p) {
   return p.variant.empty() ? p.name : absl::StrCat(p.name, " (", p.variant, ")");
 }
 
+// The contender column: 22 wide, or as wide as the longest contender and a space.
+size_t contender_width(const WorkloadResult& r) {
+  size_t w = 22;
+  for (const Measurement& m : r.runs) w = std::max(w, m.contender.size() + 1);
+  return w;
+}
+std::string padded(const std::string& name, size_t width) {
+  return name + std::string(width > name.size() ? width - name.size() : 0, ' ');
+}
+
 // What the runners measured themselves (a server's requests/s and latency),
 // with the ratio of the peer's throughput figure and the frees made on
 // another thread than their allocation's.
@@ -191,11 +201,12 @@ void print_figures(const WorkloadResult& r) {
     if (m.policy.empty()) peer_throughput = figure(m, "requests_per_s");
   }
   if (first == nullptr) return;
-  std::cout << absl::StrFormat("%-22s", "contender");
+  const size_t width = contender_width(r);
+  std::cout << padded("contender", width);
   for (const workloads::Figure& f : first->figures) std::cout << absl::StrFormat(" %14s", f.name);
   std::cout << absl::StrFormat(" %14s %14s\n", "x_torch", "xthread_frees");
   for (const Measurement& m : r.runs) {
-    std::cout << absl::StrFormat("%-22s", m.contender);
+    std::cout << padded(m.contender, width);
     for (const workloads::Figure& f : m.figures) std::cout << absl::StrFormat(" %14.3f", f.value);
     // x_torch: libtorch's time per request over this one's (as the table above: < 1 is faster).
     const double throughput = figure(m, "requests_per_s");
@@ -210,15 +221,16 @@ void print_figures(const WorkloadResult& r) {
 void print_table(const WorkloadResult& r) {
   std::cout << "\n== " << title(r.plan) << " on " << r.backend << ": " << r.plan.description << "; "
             << r.plan.steps << " " << r.plan.unit << "s per run ==\n";
-  std::cout << absl::StrFormat("%-22s %9s %9s %8s %9s %9s %7s %6s %7s %9s %6s %8s %5s\n", "contender",
+  const size_t width = contender_width(r);
+  std::cout << absl::StrFormat("%s %9s %9s %8s %9s %9s %7s %6s %7s %9s %6s %8s %5s\n", padded("contender", width),
                                "median_ms", "min_ms", "x_torch", "peak_MiB", "bound_MiB", "x_bound",
                                "dead%", "live", "leaked_B", "colls", "finalzd", "LoC");
   const double peer = r.peer_median_ms();
   for (const Measurement& m : r.runs) {
     const std::string ratio = peer > 0 ? absl::StrFormat("%.2f", m.median_ms / peer) : "-";
     if (!m.has_memory) {
-      std::cout << absl::StrFormat("%-22s %9.3f %9.3f %8s %9s %9s %7s %6s %7s %9s %6s %8s %5s\n",
-                                   m.contender, m.median_ms, m.min_ms, ratio, "-", "-", "-", "-", "-",
+      std::cout << absl::StrFormat("%s %9.3f %9.3f %8s %9s %9s %7s %6s %7s %9s %6s %8s %5s\n",
+                                   padded(m.contender, width), m.median_ms, m.min_ms, ratio, "-", "-", "-", "-", "-",
                                    "-", "-", "-", "-");
       continue;
     }
@@ -228,7 +240,7 @@ void print_table(const WorkloadResult& r) {
             : "-";
     const bool collects = m.collects;
     std::cout << absl::StrFormat(
-        "%-22s %9.3f %9.3f %8s %9s %9s %7s %6.1f %7d %9d %6s %8s %5s\n", m.contender, m.median_ms,
+        "%s %9.3f %9.3f %8s %9s %9s %7s %6.1f %7d %9d %6s %8s %5s\n", padded(m.contender, width), m.median_ms,
         m.min_ms, ratio, mib(m.peak_bytes), mib(m.lower_bound_bytes), bound_ratio,
         100 * m.held_dead.held_dead_share(), m.live_tensors, m.leaked_bytes,
         collects ? absl::StrCat(m.collections) : "-", collects ? absl::StrCat(m.finalized) : "-",

@@ -2,8 +2,10 @@
 """Smoke test of tools/compare: runs `compare --quick --all_backends` and checks
 the JSON's shape and the values a reader relies on (never timing ratios):
 
-  * every workload on every host backend, each with every policy but gc (in
-    POLICIES order), the three gc runs and the libtorch peer, in that order;
+  * every workload on every host backend, each with every policy that does not
+    collect (in the list's order), the three runs of each policy that does
+    ("<policy>:<mode>", PolicyIdiom::kCollects: the tool's --list_contenders
+    says which) and the libtorch peer, in that order;
   * step times present and positive, one per step, summarized by their own min and median;
   * memory (exact byte counts, deterministic): the live set each workload must
     hold at its fullest moment, computed here from the sizes it reports
@@ -11,7 +13,7 @@ the JSON's shape and the values a reader relies on (never timing ratios):
     the lower bound the tool derives from its history under every deterministic
     policy, and their peaks stay within 1.10x of it (llama: within one logits
     vector) — so an extra allocation, used or not, shows; the bound is never
-    above the peak; gc with neither trigger nor collection grows far past them on
+    above the peak; a collecting policy with neither trigger nor collection grows far past them on
     the workloads whose temporaries the user code leaves to the collector
     (mlp, ops); nothing leaks under the deterministic policies and the counts
     of live tensors agree between them;
@@ -23,18 +25,19 @@ the JSON's shape and the values a reader relies on (never timing ratios):
     deterministic policies (the input on its worker, the output on the
     responder); its live set between the parameters and what a correct server
     can hold at once (every request of a wave queued);
-  * gc counters: a collection per step when collecting every step, none of
+  * collector counters: a collection per step when collecting every step, none of
     ours without trigger or collection;
   * lines of code counted for every policy; a PNG per workload and backend;
   * categories: what is alive at the peak adds up to the peak by category,
     and mlp's parameters there are exactly its shapes' bytes;
-  * under gc, the memory held dead splits into garbage awaiting a collection
-    (at most) and what the program held; no other policy awaits a collection;
+  * under a collecting policy, the memory held dead splits into garbage awaiting
+    a collection (at most) and what the program held; no other policy awaits a
+    collection;
   * report.html, self-contained, opened in headless Chromium: no errors,
     every chart drawn, the peaks' hover data there, verdicts that name the
     contenders the numbers say.
 
-    compare_test.py --policies=tensor_ptr,dispose,scope,gc,manual --backends=onednn,aten path/to/compare
+    compare_test.py --policies=P1,P2,... --backends=B1,B2,... path/to/compare
 """
 
 import html
@@ -49,10 +52,12 @@ import unittest
 
 from custody.report import headless
 
-# Set from the command line (tools/compare/BUILD passes POLICIES and HOST_BACKENDS of
-# tools/build_defs/flags.bzl): the deterministic policies, then gc's three runs.
+# Set from the command line (tools/compare/BUILD passes ALL_POLICIES and ALL_HOST_BACKENDS of
+# tools/build_defs/flags.bzl) and the tool's --list_contenders: the policies that do not collect,
+# then the runs of those that do ("<policy>:<mode>").
 POLICIES = []
-GC_RUNS = ["gc:collect_every_step", "gc:trigger_8MiB", "gc:no_collection"]
+COLLECTING = []
+COLLECTING_RUNS = []
 HYBRID = ["hybrid:gc_params+scope"]  # llama only: gc parameters, scoped activations
 CONTENDERS = []
 WORKLOADS = ["mlp", "llama", "ops", "serve"]
@@ -156,7 +161,7 @@ class CompareQuickTest(unittest.TestCase):
     def test_memory_against_the_live_set_lower_bound(self):
         for (workload, backend), r in self.results.items():
             runs = self.runs(workload, backend)
-            for name in POLICIES + GC_RUNS:
+            for name in POLICIES + COLLECTING_RUNS:
                 c = runs[name]
                 where = "%s/%s/%s" % (workload, backend, name)
                 self.assertGreater(c["lower_bound_bytes"], 0, where)
@@ -182,19 +187,21 @@ class CompareQuickTest(unittest.TestCase):
                     self.assertLessEqual(c["peak_bytes"], 1.10 * expected, where)
                 self.assertEqual(c["leaked_bytes"], 0, where)
                 self.assertEqual(c["leaked_tensors"], 0, where)
-                self.assertEqual(c["live_tensors"], runs["manual"]["live_tensors"], where)
+                self.assertEqual(c["live_tensors"], runs[POLICIES[0]]["live_tensors"], where)
             if workload in ("mlp", "ops"):
                 worst = max(runs[p]["peak_bytes"] for p in POLICIES)
-                self.assertGreater(runs["gc:no_collection"]["peak_bytes"], 4 * worst, workload)
-                # libgc may start a collection of its own (its heap grew) in the last step: then the
-                # garbage is gone by the count, so only "not fewer".
-                self.assertGreaterEqual(runs["gc:no_collection"]["live_tensors"],
-                                        runs["gc:collect_every_step"]["live_tensors"], workload)
+                for p in COLLECTING:
+                    where = "%s/%s" % (workload, p)
+                    self.assertGreater(runs[p + ":no_collection"]["peak_bytes"], 4 * worst, where)
+                    # A collector may start a collection of its own (libgc: its heap grew) in the last
+                    # step: then the garbage is gone by the count, so only "not fewer".
+                    self.assertGreaterEqual(runs[p + ":no_collection"]["live_tensors"],
+                                            runs[p + ":collect_every_step"]["live_tensors"], where)
 
     def test_held_dead_by_site(self):
         for (workload, backend), r in self.results.items():
             runs = self.runs(workload, backend)
-            for name in POLICIES + GC_RUNS:
+            for name in POLICIES + COLLECTING_RUNS:
                 h = runs[name]["held_dead"]
                 where = "%s/%s/%s" % (workload, backend, name)
                 # The totals reconcile: byte-time held minus the bound's schedule is the time held dead.
@@ -216,12 +223,13 @@ class CompareQuickTest(unittest.TestCase):
                 careful = max(runs[p]["held_dead"]["share"] for p in POLICIES)
                 # scope keeps temporaries to the end of their scope: 9 % on mlp, the others under 4 %.
                 self.assertLess(careful, 0.12, workload + ": the careful idioms hold little dead")
-                self.assertGreater(runs["gc:no_collection"]["held_dead"]["share"], 0.5, workload)
+                for p in COLLECTING:
+                    self.assertGreater(runs[p + ":no_collection"]["held_dead"]["share"], 0.5, workload + "/" + p)
 
     def test_categories(self):
         for (workload, backend), r in self.results.items():
             runs = self.runs(workload, backend)
-            for name in POLICIES + GC_RUNS:
+            for name in POLICIES + COLLECTING_RUNS:
                 h = runs[name]["held_dead"]
                 where = "%s/%s/%s" % (workload, backend, name)
                 self.assertEqual(sum(h["peak_by_category"].values()), h["peak_bytes"], where)
@@ -241,7 +249,7 @@ class CompareQuickTest(unittest.TestCase):
     def test_garbage_awaiting_collection(self):
         for (workload, backend), r in self.results.items():
             runs = self.runs(workload, backend)
-            for name in POLICIES + GC_RUNS:
+            for name in POLICIES + COLLECTING_RUNS:
                 h = runs[name]["held_dead"]
                 where = "%s/%s/%s" % (workload, backend, name)
                 self.assertLessEqual(h["awaiting_collection_byte_steps"], h["held_dead_byte_steps"] * (1 + 1e-4),
@@ -255,7 +263,7 @@ class CompareQuickTest(unittest.TestCase):
             if workload in ("mlp", "ops"):
                 # The steps' temporaries are left to the collector: found at the step's end, or by
                 # finish()'s collection under no_collection: mostly garbage awaiting it.
-                for name in GC_RUNS:
+                for name in COLLECTING_RUNS:
                     h = runs[name]["held_dead"]
                     self.assertGreater(h["awaiting_collection_byte_steps"], 0.5 * h["held_dead_byte_steps"],
                                        "%s/%s" % (workload, name))
@@ -271,7 +279,7 @@ class CompareQuickTest(unittest.TestCase):
         self.assertTrue(r["rendered"], r["dom"][-2000:])
         self.assertEqual(r["errors"], 0, re.findall(r'<pre id="errors">(.*?)</pre>', r["dom"], re.S))
         self.assertEqual([l for l in r["console"] if "rror" in l or "Uncaught" in l], [])
-        charts = len(self.results) * (len(POLICIES) + len(GC_RUNS)) + sum(
+        charts = len(self.results) * (len(POLICIES) + len(COLLECTING_RUNS)) + sum(
             1 for (w, _) in self.results if w == "llama")  # the hybrid
         self.assertEqual(r["charts"], charts)
         self.assertEqual(len(r["selftest"]), charts)
@@ -294,11 +302,12 @@ class CompareQuickTest(unittest.TestCase):
             self.assertIn("Nearest the live-set bound (", verdict)
             self.assertIn("): %s, peak" % nearest, verdict)
 
-    def test_gc_counters(self):
+    def test_collector_counters(self):
         for (workload, backend), r in self.results.items():
             runs = self.runs(workload, backend)
-            self.assertEqual(runs["gc:collect_every_step"]["collections"], r["steps"])
-            self.assertEqual(runs["gc:no_collection"]["collections"], 0)
+            for p in COLLECTING:
+                self.assertEqual(runs[p + ":collect_every_step"]["collections"], r["steps"], p)
+                self.assertEqual(runs[p + ":no_collection"]["collections"], 0, p)
             for name in POLICIES:
                 self.assertEqual(runs[name]["collections"], 0)
 
@@ -342,7 +351,7 @@ class CompareQuickTest(unittest.TestCase):
                     # The input freed on its worker, the output on the responder: two per request.
                     self.assertEqual(c["held_dead"]["cross_thread_frees"], 2 * s["requests_per_step"] * r["steps"],
                                      where)
-                elif c["policy"]:  # gc: the finalizers give back on whichever thread collects
+                elif c["policy"]:  # a collector gives back on whichever thread collects
                     self.assertGreater(c["held_dead"]["cross_thread_frees"], 0, where)
             self.assertRegex(self.stdout, r"contender\s+workers\s+requests_per_s\s+p50_ms\s+p99_ms")
 
@@ -381,8 +390,16 @@ class CompareOpsSizeTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    POLICIES[:] = [p for p in sys.argv.pop(1).split("=", 1)[1].split(",") if p != "gc"]
+    policies = sys.argv.pop(1).split("=", 1)[1].split(",")
     BACKENDS[:] = sys.argv.pop(1).split("=", 1)[1].split(",")
-    CONTENDERS[:] = POLICIES + GC_RUNS + ["libtorch"]
     COMPARE = sys.argv.pop(1)
+    # "onednn/mlp: tensor_ptr ... gc:collect_every_step ... libtorch": a policy listed with modes collects.
+    listing = subprocess.run([COMPARE, "--list_contenders"], check=True, capture_output=True, text=True)
+    listed = listing.stdout.splitlines()[0].split(": ", 1)[1].split()
+    COLLECTING_RUNS[:] = [c for c in listed if c.split(":")[0] in policies and ":" in c]
+    COLLECTING[:] = [p for p in policies if any(c.startswith(p + ":") for c in COLLECTING_RUNS)]
+    POLICIES[:] = [p for p in policies if p not in COLLECTING]
+    if not COLLECTING:
+        sys.exit("compare_test: no policy of %s collects; the collector checks need one" % policies)
+    CONTENDERS[:] = POLICIES + COLLECTING_RUNS + ["libtorch"]
     unittest.main()
