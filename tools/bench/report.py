@@ -20,6 +20,11 @@ benchmark is compared with the peer of its case, measured in the same run (PEER_
 
 Writes one JSON object (--out) with every benchmark, its statistics, peer and ratios, and prints a
 Markdown table: case, contender, min, median, ratio vs peer (min-based and median-based).
+
+--doc FILE writes the table into FILE (docs/benchmarks.md) between the lines DOC_BEGIN and DOC_END,
+under a heading with the run's date (Google Benchmark's context) and the machine (--machine, else
+/proc/cpuinfo's model name and the CPU count), and a line saying how it was run (--command): what
+is between those lines is report.py's alone, never edited by hand.
 Exit status: 0, or 2 on bad usage / no benchmark found.
 """
 
@@ -207,11 +212,67 @@ def markdown(result):
     return "\n".join(lines) + "\n"
 
 
+DOC_BEGIN = "<!-- tools/bench/report.py --doc: begin -->"
+DOC_END = "<!-- tools/bench/report.py --doc: end -->"
+
+
+def host_machine():
+    """This machine in words: the CPU's model name (/proc/cpuinfo), or "unknown CPU"."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def doc_section(result, machine, command):
+    """The generated section of docs/benchmarks.md: heading (date, machine), how it ran, the table."""
+    contexts = list(result["context"].values())
+    date = min((c.get("date", "") for c in contexts), default="")[:10] or "undated"
+    cpus = max((c.get("num_cpus", 0) for c in contexts), default=0)
+    builds = sorted({c.get("library_build_type", "") for c in contexts} - {""})
+    reps = sorted({r["repetitions"] for r in result["benchmarks"] if r["repetitions"]})
+    lines = [
+        DOC_BEGIN,
+        f"## {date}: {machine}, {cpus} CPUs",
+        "",
+        f"`{command}`; {', '.join(map(str, reps))} repetitions of each benchmark"
+        + (f" (Google Benchmark library built as {', '.join(builds)})" if builds else "")
+        + ". Min and median over the repetitions; ratios to the case's peer in the same run, "
+        "\"(peer)\" marking it. Written by `tools/bench/report.py --doc` from the run's JSON.",
+        "",
+        markdown(result).rstrip("\n"),
+        DOC_END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_doc(path, section):
+    """Replaces the lines from DOC_BEGIN to DOC_END in `path` with `section`; False if they are not there."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    begin, end = text.find(DOC_BEGIN), text.find(DOC_END)
+    if begin < 0 or end < begin:
+        return False
+    end += len(DOC_END)
+    if text[end:end + 1] == "\n":
+        end += 1
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:begin] + section + text[end:])
+    return True
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", help="Google Benchmark JSON files")
     parser.add_argument("--out", help="merged JSON to write (bench-results.json)")
     parser.add_argument("--markdown", help="also write the table to this file")
+    parser.add_argument("--doc", help="write the table into this file's generated section (docs/benchmarks.md)")
+    parser.add_argument("--machine", help="--doc: the machine in words (default: /proc/cpuinfo's model name)")
+    parser.add_argument("--command", default="tools/bench/run.sh", help="--doc: how the run was made")
     args = parser.parse_args(argv)
     result = merge(args.files)
     if not result["benchmarks"]:
@@ -225,6 +286,9 @@ def main(argv=None):
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write(table)
+    if args.doc and not write_doc(args.doc, doc_section(result, args.machine or host_machine(), args.command)):
+        print(f"report: {args.doc} has no section between {DOC_BEGIN!r} and {DOC_END!r}", file=sys.stderr)
+        return 2
     sys.stdout.write(table)
     return 0
 

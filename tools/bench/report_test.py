@@ -7,7 +7,7 @@ import os
 import sys
 import tempfile
 import unittest
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
@@ -193,6 +193,44 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(report.format_time(2.5e6), "2.5 ms")
         self.assertEqual(report.format_time(3.21e9), "3.21 s")
         self.assertEqual(report.format_time(None), "—")
+
+
+class DocTest(unittest.TestCase):
+    """--doc: the generated section of docs/benchmarks.md is replaced, the rest kept as it is."""
+
+    def test_doc_section_replaced_and_dated(self):
+        d = tempfile.mkdtemp()
+        bench = os.path.join(d, "policy_benchmark.json")
+        with open(bench, "w") as f:
+            json.dump(dict(POLICY, context=dict(POLICY["context"], date="2026-12-02T01:02:03+00:00")), f)
+        doc = os.path.join(d, "benchmarks.md")
+        with open(doc, "w") as f:
+            f.write("# Benchmarks\nprose\n" + report.DOC_BEGIN + "\nstale table\n" + report.DOC_END + "\nafter\n")
+        with redirect_stdout(io.StringIO()):
+            rc = report.main([bench, "--doc", doc, "--machine", "Test CPU", "--command", "REPS=4 run.sh"])
+        self.assertEqual(rc, 0)
+        with open(doc) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("# Benchmarks\nprose\n" + report.DOC_BEGIN + "\n"), text)
+        self.assertTrue(text.endswith(report.DOC_END + "\nafter\n"), text)
+        self.assertNotIn("stale table", text)
+        self.assertIn("## 2026-12-02: Test CPU, 2 CPUs", text)
+        self.assertIn("`REPS=4 run.sh`; 3, 4 repetitions of each benchmark", text)
+        self.assertIn("| tiny_add | tensor_ptr:onednn | 45 ns |", text)
+        self.assertEqual(text.count(report.DOC_BEGIN), 1)
+
+    def test_doc_without_markers_is_an_error(self):
+        d = tempfile.mkdtemp()
+        bench = os.path.join(d, "b.json")
+        with open(bench, "w") as f:
+            json.dump(POLICY, f)
+        doc = os.path.join(d, "benchmarks.md")
+        with open(doc, "w") as f:
+            f.write("# no markers\n")
+        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+            self.assertEqual(report.main([bench, "--doc", doc]), 2)
+        with open(doc) as f:
+            self.assertEqual(f.read(), "# no markers\n")
 
 
 class _Quiet:
