@@ -13,7 +13,7 @@ makes
   :tiny           a library registering the workload with the compare tool on the host backends,
                   every policy running the generic body (or the override) in its idiom;
   :tiny_compare   the compare tool with it: ./bazelw run //pkg:tiny_compare -- --quick
-                  (--workloads defaults to the own workload; mlp, llama and ops are there too).
+                  (--workloads defaults to the own workload; the built-in ones are there too).
 """
 
 def _register_source_impl(ctx):

@@ -81,7 +81,9 @@ int lines_of_code(const std::string& workload, const Measurement& m) {
 
 // The command line (Note [Flags], tools/flags/flags.h; docs/reference.md lists them, checked by
 // //tools/flags:readme_options_test).
-ABSL_FLAG(std::vector<std::string>, workloads, std::vector<std::string>({"mlp", "llama", "ops", "serve"}),
+// --workloads' default is the registry's list (registry.h), which the static initializers have
+// filled before main: Abseil computes a flag's default at its first use.
+ABSL_FLAG(std::vector<std::string>, workloads, custody::compare::default_workloads(),
           "workloads to run, comma-separated: mlp, llama, ops, serve (and a custody_workload binary's own, "
           "its default)");
 ABSL_FLAG(std::vector<std::string>, contenders, {},
@@ -110,13 +112,11 @@ Options parse(int argc, char** argv) {
                "compare: the workloads under every ownership policy and libtorch, side by side: time, "
                "peak memory against the live-set bound, leaks (README, \"The main job\")");
   Options o;
-  // Workloads of custody_workload binaries (registry.h) too; those are their binary's default.
-  std::vector<std::string> known = {"mlp", "llama", "ops", "serve"};
-  const std::vector<std::string> own = registered_workloads();
-  known.insert(known.end(), own.begin(), own.end());
+  // The workloads registered (registry.h); a custody_workload binary's own are its default.
+  const std::vector<std::string> own = own_workloads();
   o.workloads_given = flags::specified("workloads");
-  o.workloads = flags::specified("workloads") || own.empty()
-                    ? flags::checked_list("workloads", absl::GetFlag(FLAGS_workloads), known)
+  o.workloads = o.workloads_given || own.empty()
+                    ? flags::checked_list("workloads", absl::GetFlag(FLAGS_workloads), registered_workloads())
                     : own;
   if (flags::specified("contenders")) {
     // The names are checked once the plans say which contenders there are (run()).

@@ -21,8 +21,8 @@
 namespace custody::compare {
 
 struct Options {
-  std::vector<std::string> workloads = {"mlp", "llama", "ops", "serve"};
-  bool workloads_given = false;  // --workloads named them (else the default list)
+  std::vector<std::string> workloads;  // the names registered (registry.h) to run, in order
+  bool workloads_given = false;        // --workloads named them (else the default list)
   std::vector<std::string> contenders;  // empty: all; else names such as "scope", "gc:trigger_8MiB", "libtorch"
   int64_t steps = 0;  // 0: each workload's default (or its quick count under --quick)
   bool quick = false;

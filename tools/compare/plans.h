@@ -1,24 +1,25 @@
 // Copyright 2026 The custody Authors.
 //
-// tools/compare/plans.h — the contenders of each workload on backend B: the
-// workload under every policy of a list in its idiom (a collecting policy, gc,
-// three times: a collection after every step, only the pressure trigger,
-// neither), for llama the hybrid of two policies (workloads/llama/hybrid.h),
-// then the same workload in plain libtorch as the peer (CPU
-// backends: kLibtorchPeer; a binary for the GPU links no libtorch and runs the
-// policies alone, its peer being PyTorch's own CUDA ops, measured by
+// tools/compare/plans.h — the built-in workloads' plans on backend B and their
+// registration with the registry an own workload registers with (registry.h,
+// register.h): each workload under every policy of a list in its idiom (a
+// collecting policy, gc, three times: a collection after every step, only the
+// pressure trigger, neither), for llama the hybrid of two policies
+// (workloads/llama/hybrid.h), then the same workload in plain libtorch as the
+// peer (CPU backends: kLibtorchPeer; a binary for the GPU links no libtorch and
+// runs the policies alone, its peer being PyTorch's own CUDA ops, measured by
 // tools/gpu/torch_peer.py).
 
 #ifndef CUSTODY_TOOLS_COMPARE_PLANS_H_
 #define CUSTODY_TOOLS_COMPARE_PLANS_H_
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "core/error.h"
 #include "core/policy_idiom.h"
 #include "custody/lists/type_list.h"
 #include "tools/compare/compare.h"
@@ -73,7 +74,7 @@ std::vector<Contender> policy_contenders(const Data* d) {
 }
 
 template <class B, class Policies, bool kLibtorchPeer>
-WorkloadPlan mlp_plan(const Options& o) {
+WorkloadPlan mlp_plan(const Options& /*o*/, int64_t steps) {
   namespace mlp = workloads::mlp;
   auto data = std::make_shared<const mlp::MlpData>(mlp::make_data(mlp::MlpConfig{}));
   const mlp::MlpData* d = data.get();
@@ -81,7 +82,7 @@ WorkloadPlan mlp_plan(const Options& o) {
   p.name = "mlp";
   p.unit = "training step";
   p.description = "2-layer MLP 128-512-10, batch 128, hand-written backward, in-place SGD";
-  p.steps = o.steps > 0 ? o.steps : (o.quick ? 20 : 200);
+  p.steps = steps;
   const mlp::MlpConfig& c = d->config;
   p.shapes = {{"features", c.features}, {"hidden", c.hidden}, {"classes", c.classes}, {"batch", c.batch}};
   p.contenders = policy_contenders<B, Policies, mlp::RunnerFor>(d);
@@ -93,7 +94,7 @@ WorkloadPlan mlp_plan(const Options& o) {
 }
 
 template <class B, class Policies, bool kLibtorchPeer>
-WorkloadPlan llama_plan(const Options& o) {
+WorkloadPlan llama_plan(const Options& o, int64_t steps) {
   namespace llama = workloads::llama;
   auto weights = std::make_shared<const llama::LlamaWeights>(
       o.llama_checkpoint.empty() ? llama::random_weights(llama::LlamaConfig{}, /*seed=*/1)
@@ -106,7 +107,7 @@ WorkloadPlan llama_plan(const Options& o) {
   p.description = absl::StrFormat(
       "llama2 decoder dim %d, %d layers, %d heads, vocab %d (%s), greedy, KV cache", c.dim, c.n_layers,
       c.n_heads, c.vocab_size, o.llama_checkpoint.empty() ? "seeded random weights" : o.llama_checkpoint);
-  p.steps = std::min<int64_t>(o.steps > 0 ? o.steps : (o.quick ? 8 : 64), c.seq_len - 2);
+  p.steps = std::min<int64_t>(steps, c.seq_len - 2);
   p.shapes = {{"dim", c.dim},           {"hidden_dim", c.hidden_dim}, {"n_layers", c.n_layers},
               {"n_heads", c.n_heads},   {"n_kv_heads", c.n_kv_heads}, {"vocab_size", c.vocab_size},
               {"seq_len", c.seq_len},   {"shared_classifier", w->wcls.empty() ? 1 : 0}};
@@ -123,7 +124,7 @@ WorkloadPlan llama_plan(const Options& o) {
 }
 
 template <class B, class Policies, bool kLibtorchPeer>
-WorkloadPlan ops_plan(const Options& o) {
+WorkloadPlan ops_plan(const Options& o, int64_t steps) {
   namespace ops = workloads::ops;
   ops::OpsConfig config;
   if (o.ops_size > 0) config.rows = config.cols = o.ops_size;
@@ -137,7 +138,7 @@ WorkloadPlan ops_plan(const Options& o) {
       "%d one-element ops, then views, exp/mean/div, matmul %dx%dx%d, tanh, in-place copy_ and mul_ "
       "on a %dx%d state",
       config.tiny_ops, config.rows / 2, config.cols, config.cols, config.rows, config.cols);
-  p.steps = o.steps > 0 ? o.steps : (o.quick ? 10 : 100);
+  p.steps = steps;
   p.shapes = {{"rows", d->config.rows}, {"cols", d->config.cols}, {"tiny_ops", d->config.tiny_ops}};
   p.contenders = policy_contenders<B, Policies, ops::RunnerFor>(d);
   if constexpr (kLibtorchPeer) {
@@ -149,7 +150,7 @@ WorkloadPlan ops_plan(const Options& o) {
 
 // serve on `workers` worker threads: one plan per worker count.
 template <class B, class Policies, bool kLibtorchPeer>
-WorkloadPlan serve_plan(const Options& o, int workers) {
+WorkloadPlan serve_plan(int64_t steps, int workers) {
   namespace serve = workloads::serve;
   serve::ServeConfig config;
   config.workers = workers;
@@ -166,7 +167,7 @@ WorkloadPlan serve_plan(const Options& o, int workers) {
       "responder thread",
       c.requests_per_step, c.batch, c.model.features, c.model.features, c.model.hidden, c.model.classes,
       workers);
-  p.steps = o.steps > 0 ? o.steps : (o.quick ? 20 : 100);
+  p.steps = steps;
   p.shapes = {{"workers", workers},         {"requests_per_step", c.requests_per_step},
               {"batch", c.batch},           {"features", c.model.features},
               {"hidden", c.model.hidden},   {"classes", c.model.classes},
@@ -184,31 +185,31 @@ inline std::vector<int> serve_workers(const Options& o) {
   return o.quick ? std::vector<int>{2} : std::vector<int>{1, 2, 4};
 }
 
-// Every workload of `o` on B under every policy of Policies (a TypeList,
-// custody/lists/type_list.h; tools/compare/policies.h says which); with the libtorch
-// peer last unless !kLibtorchPeer.
-template <class B, class Policies, bool kLibtorchPeer = true>
-std::vector<WorkloadPlan> plans(const Options& o) {
-  std::vector<WorkloadPlan> out;
-  for (const std::string& w : o.workloads) {
-    if (w == "mlp") {
-      out.push_back(mlp_plan<B, Policies, kLibtorchPeer>(o));
-    } else if (w == "llama") {
-      out.push_back(llama_plan<B, Policies, kLibtorchPeer>(o));
-    } else if (w == "ops") {
-      out.push_back(ops_plan<B, Policies, kLibtorchPeer>(o));
-    } else if (w == "serve") {
-      // The GPU binary (no libtorch peer) serves only when asked: its threads have not yet run on a
-      // device (tools/gpu/device_check.sh runs the default list).
-      if (!kLibtorchPeer && !o.workloads_given) continue;
-      for (int workers : serve_workers(o)) out.push_back(serve_plan<B, Policies, kLibtorchPeer>(o, workers));
-    } else if (const PlanFactory* own = find_workload(w, B::name)) {
-      out.push_back((*own)(o));
-    } else {
-      throw InvalidArgument("compare: unknown workload '" + w + "' (known: mlp, llama, ops, serve)");
-    }
-  }
-  return out;
+// Registers mlp, llama, ops and serve on B under every policy of Policies (a
+// TypeList, custody/lists/type_list.h; tools/compare/policies.h says which),
+// with the libtorch peer last unless !kLibtorchPeer, serve chosen as
+// `serve_selection` says; called once per backend by the translation unit
+// that registers its run (backend_run.h, backend_cuda.cc).
+template <class B, class Policies, bool kLibtorchPeer>
+bool register_builtin_workloads(Selection serve_selection = Selection::kDefault) {
+  const auto one = [](WorkloadPlan (*plan)(const Options&, int64_t)) -> PlansFactory {
+    return [plan](const Options& o, int64_t steps) { return std::vector<WorkloadPlan>{plan(o, steps)}; };
+  };
+  // Steps without --steps, then under --quick.
+  register_workload(
+      {"mlp", B::name, Selection::kDefault, 200, 20, one(&mlp_plan<B, Policies, kLibtorchPeer>)});
+  register_workload(
+      {"llama", B::name, Selection::kDefault, 64, 8, one(&llama_plan<B, Policies, kLibtorchPeer>)});
+  register_workload(
+      {"ops", B::name, Selection::kDefault, 100, 10, one(&ops_plan<B, Policies, kLibtorchPeer>)});
+  register_workload({"serve", B::name, serve_selection, 100, 20, [](const Options& o, int64_t steps) {
+                       std::vector<WorkloadPlan> out;
+                       for (int workers : serve_workers(o)) {
+                         out.push_back(serve_plan<B, Policies, kLibtorchPeer>(steps, workers));
+                       }
+                       return out;
+                     }});
+  return true;
 }
 
 }  // namespace custody::compare
