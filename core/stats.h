@@ -36,8 +36,8 @@ struct StatsSnapshot {
 
 // kUse: a kernel read or wrote the allocation `address` (recorded where a
 // kernel view of a tensor is taken, and on copies to the host).
-// kCollection: a garbage collection began (record_collection(), called by the
-// gc policy before each collection it runs).
+// kCollection: a garbage collection began (record_collection(), called by a
+// collecting policy before each collection it runs).
 enum class MemoryEventKind : uint8_t { kAlloc, kFree, kTensorCreated, kTensorDestroyed, kMark, kUse, kCollection };
 
 // What an allocation holds, as PyTorch's memory profiler categories: the
@@ -170,8 +170,9 @@ class CategoryScope {
 };
 
 // Adds a kCollection event to the history of every MemoryStats recording one:
-// the gc policy calls it as each collection begins, so a report can tell
-// memory a program still held from garbage waiting for the collector.
+// a collecting policy (gc, tests/extra_collector's deferred) calls it as each
+// collection begins, so a report can tell memory a program still held from
+// garbage waiting for the collector.
 void record_collection();
 
 class MemoryStats {

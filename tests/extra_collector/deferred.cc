@@ -54,6 +54,7 @@ int64_t flush(int64_t threshold) {
     q.given_back += static_cast<int64_t>(batch.size());
   }
   const auto n = static_cast<int64_t>(batch.size());
+  record_collection();         // a memory history tells held memory from garbage (core/stats.h)
   const CollectorFrees frees;  // what the batch frees is garbage this collection found
   batch.clear();               // outside the lock: destroying a tensor frees its memory
   return n;
