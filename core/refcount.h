@@ -25,9 +25,13 @@ class RefCounted {
   RefCounted(const RefCounted&) = delete;
   RefCounted& operator=(const RefCounted&) = delete;
 
-  void retain() const { refcount_.fetch_add(1, std::memory_order_relaxed); }
+  [[gnu::always_inline]] void retain() const {
+    refcount_.fetch_add(1, std::memory_order_relaxed);
+  }
   // Returns true when this was the last reference; the caller then destroys.
-  bool release_ref() const { return refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1; }
+  [[gnu::always_inline]] bool release_ref() const {
+    return refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1;
+  }
   int64_t use_count() const { return refcount_.load(std::memory_order_acquire); }
 
  protected:
@@ -42,6 +46,12 @@ inline constexpr AdoptTag kAdopt{};
 
 // Owns one reference on a T derived from RefCounted. T must provide a static
 // `Destroy(T*)` that frees it once the last reference is gone.
+//
+// Copying, resetting and destroying a Ref are always inlined: each is an
+// atomic instruction and a branch, on every handle's hottest path, and gcc's
+// inliner otherwise gives them up in a translation unit that instantiates many
+// policies and backends (one that includes the whole matrix, as a benchmark or
+// a user's program may).
 template <class T>
 class Ref {
  public:
@@ -54,15 +64,17 @@ class Ref {
     if (p) p->retain();
     return Ref(kAdopt, p);
   }
-  Ref(const Ref& o) : p_(o.p_) { if (p_) p_->retain(); }
+  [[gnu::always_inline]] Ref(const Ref& o) : p_(o.p_) {
+    if (p_) p_->retain();
+  }
   Ref(Ref&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
   Ref& operator=(Ref o) noexcept {
     std::swap(p_, o.p_);
     return *this;
   }
-  ~Ref() { reset(); }
+  [[gnu::always_inline]] ~Ref() { reset(); }
 
-  void reset() {
+  [[gnu::always_inline]] void reset() {
     if (T* p = std::exchange(p_, nullptr); p && p->release_ref()) T::Destroy(p);
   }
   // Gives up ownership without dropping the reference.

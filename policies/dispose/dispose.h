@@ -114,8 +114,8 @@ struct Alias {
 Alias* new_alias(ImplRef ref);               // one handle, not disposed
 bool dispose_slow(Alias* a);
 void drop_handle_slow(Alias* a);
-[[noreturn]] void throw_disposed(const Alias* a, const char* op);
-[[noreturn]] void throw_null(const char* op);
+[[noreturn, gnu::cold]] void throw_disposed(const Alias* a, const char* op);
+[[noreturn, gnu::cold]] void throw_null(const char* op);
 
 inline void add_handle(Alias* a) {
   a->state.fetch_add(Alias::kHandle, std::memory_order_relaxed);

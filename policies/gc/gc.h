@@ -285,8 +285,8 @@ struct Alias {
 Alias* new_alias(ImplRef& ref);
 // Gives the alias's reference back if it still has one; true if this call did.
 bool dispose(Alias* a);
-[[noreturn]] void throw_unusable(const Alias* a, const char* op);
-[[noreturn]] void throw_null(const char* op);
+[[noreturn, gnu::cold]] void throw_unusable(const Alias* a, const char* op);
+[[noreturn, gnu::cold]] void throw_null(const char* op);
 
 // Registers the calling thread with the collector if it is not (Note [Thread registration]).
 void ensure_thread_registered();

@@ -230,7 +230,7 @@ inline void free_entry(const EntryId& id, const char* op) {
   free_entry_slow(id, op);
 }
 int64_t refcount(const EntryId& id);
-[[noreturn]] void throw_unusable(const EntryId& id, const char* op);
+[[noreturn, gnu::cold]] void throw_unusable(const EntryId& id, const char* op);
 
 }  // namespace internal
 

@@ -178,8 +178,8 @@ void dispose(Entry* e);
 void move_to_outer(Entry* e);
 void detach(Entry* e);
 void attach(ScopeState* s, Entry* e, const char* op);
-[[noreturn]] void throw_disposed(const Entry* e, const char* op);
-[[noreturn]] void throw_null(const char* op);
+[[noreturn, gnu::cold]] void throw_disposed(const Entry* e, const char* op);
+[[noreturn, gnu::cold]] void throw_null(const char* op);
 ScopeState* state_of(const DisposeScope& s);
 
 // Reaches a handle's entry (for DisposeScope and the rc-scope forms).

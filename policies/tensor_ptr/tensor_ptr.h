@@ -47,6 +47,12 @@
 
 namespace custody::tensor_ptr {
 
+namespace internal {
+// The LifetimeError of a null TensorPtr, out of line so that the check inlines
+// wherever a handle is used (tensor_ptr.cc).
+[[noreturn, gnu::cold]] void throw_null(const char* op);
+}  // namespace internal
+
 struct Policy {
   static constexpr const char* name = "tensor_ptr";
 
@@ -73,11 +79,7 @@ struct Policy {
 
     // ---- the policy contract used by BasicTensor ----
     const TensorImpl& checked_impl(const char* op) const {
-      if (!ref_) {
-        throw LifetimeError(absl::StrFormat(
-            "%s: this TensorPtr is null (default-constructed, reset, released or moved from); "
-            "keep a TensorPtr that still owns the tensor", op));
-      }
+      if (!ref_) [[unlikely]] internal::throw_null(op);
       return *ref_;
     }
     void release_reference() noexcept { ref_.reset(); }

@@ -79,6 +79,13 @@ class ScopedPressureTrigger {
 namespace internal {
 // Queues `ref` until the next safe point; if the queue cannot grow, gives it back now.
 void defer(ImplRef ref) noexcept;
+
+// Out of line and cold, so that checked_impl's test inlines wherever a handle is used.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_released(const char* op) {
+  throw LifetimeError(absl::StrFormat(
+      "%s: this deferred handle holds no reference (released, moved from, or never given one)",
+      op));
+}
 }  // namespace internal
 
 struct Policy {
@@ -102,12 +109,7 @@ struct Policy {
     ~Handle() { drop(std::move(ref_)); }
 
     const TensorImpl& checked_impl(const char* op) const {
-      if (!ref_) {
-        throw LifetimeError(absl::StrFormat(
-            "%s: this deferred handle holds no reference (released, moved from, or never "
-            "given one)",
-            op));
-      }
+      if (!ref_) [[unlikely]] internal::throw_released(op);
       return *ref_;
     }
     void release_reference() noexcept { ref_.reset(); }

@@ -20,6 +20,13 @@
 
 namespace custody::counted {
 
+namespace internal {
+// Out of line and cold, so that checked_impl's test inlines wherever a handle is used.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_released(const char* op) {
+  throw LifetimeError(absl::StrFormat("%s: this counted handle was released", op));
+}
+}  // namespace internal
+
 struct Policy {
   static constexpr const char* name = "counted";
 
@@ -30,7 +37,7 @@ struct Policy {
     Handle(AdoptTag, ImplRef ref) : ref_(std::move(ref)) {}
 
     const TensorImpl& checked_impl(const char* op) const {
-      if (!ref_) throw LifetimeError(absl::StrFormat("%s: this counted handle was released", op));
+      if (!ref_) [[unlikely]] internal::throw_released(op);
       return *ref_;
     }
     void release_reference() noexcept { ref_.reset(); }
