@@ -14,7 +14,9 @@
 #ifndef CUSTODY_CORE_STORAGE_H_
 #define CUSTODY_CORE_STORAGE_H_
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -78,6 +80,18 @@ class Storage final : public RefCounted {
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  // Note [Versions on the Storage]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+  // Every in-place op bumps the version of the Storage it writes. Views and
+  // aliases share their Storage, so they share the counter, as PyTorch's views
+  // share one VariableVersion. Autograd records the version of each tensor it
+  // saves for backward and compares it when backward reads the tensor: a
+  // tensor changed in place between the two is refused, never read stale
+  // (core/autograd/node.h). Relaxed: a version is read by the thread that
+  // runs backward after the forward happened-before it.
+  uint64_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() const { version_.fetch_add(1, std::memory_order_relaxed); }
+
   // Records a kernel's use of this memory in the memory history, if recording.
   void note_use() const {
     if (stats_ != nullptr) stats_->on_use(data_);
@@ -96,6 +110,7 @@ class Storage final : public RefCounted {
   MemoryStats* stats_;
   FreeFn free_fn_;
   Deleter deleter_;
+  mutable std::atomic<uint64_t> version_{0};
 };
 
 }  // namespace custody

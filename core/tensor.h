@@ -53,8 +53,27 @@
 #include "core/scalar.h"
 #include "core/shape.h"
 #include "core/tensor_impl.h"
+#include "core/autograd/meta.h"
+#include "core/temporary.h"
 
 namespace custody {
+
+namespace autograd::internal {
+template <class T>
+struct Functions;  // core/autograd/functions.h
+
+// Runs `f`, which records `out` in a graph; if it throws (an op with no
+// backward, an allocation), gives `out` back first, so nothing leaks.
+template <class H, class F>
+void record(H& out, F&& f) {
+  try {
+    f();
+  } catch (...) {
+    out.release();
+    throw;
+  }
+}
+}  // namespace autograd::internal
 
 template <class T>
 concept ScalarLike = (std::is_arithmetic_v<T> || std::is_same_v<T, Scalar>);
@@ -64,6 +83,7 @@ template <class Policy, class B>
 class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   using HandleBase = typename Policy::template Handle<BasicTensor<Policy, B>>;
   using Ops = internal::Ops<B>;
+  using Grad = autograd::internal::Functions<BasicTensor>;
 
  public:
   using policy_type = Policy;
@@ -85,6 +105,23 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
       return adopt(internal::retain(this->checked_impl(op)));
     }
   }
+
+  // The tensor an in-place op writes: its version bumped (Note [Versions on
+  // the Storage]). An InvalidArgument when the op would change a tensor that
+  // requires grad, or write one that does into it, while grad mode is on: the
+  // graph records no in-place op (change parameters under NoGradGuard).
+  TensorImpl& writable(const char* op, const TensorImpl* other = nullptr) const {
+    TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl(op));
+    if ((self.autograd_meta() != nullptr || (other != nullptr && other->autograd_meta() != nullptr)) &&
+        (autograd::internal::requires_grad(self) ||
+         (other != nullptr && autograd::internal::requires_grad(*other))) &&
+        is_grad_enabled()) [[unlikely]] {
+      throw_in_place_on_graph(op, self);
+    }
+    self.storage()->bump_version();
+    return self;
+  }
+  [[noreturn, gnu::cold]] static void throw_in_place_on_graph(const char* op, const TensorImpl& t);
 
  public:
 
@@ -125,6 +162,49 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
     return internal::shares_storage(this->checked_impl("is_same_storage"),
                                     o.checked_impl("is_same_storage"));
   }
+
+  // ---- autograd (core/autograd, docs/autograd.md) ---------------------------
+  // PyTorch's names. requires_grad_ marks a leaf: ops on it record a graph
+  // while grad mode is on; a DTypeError unless the dtype is floating point.
+  const BasicTensor& requires_grad_(bool requires_grad = true) const;
+  bool requires_grad() const { return autograd::internal::requires_grad(this->checked_impl("requires_grad")); }
+  // True for a tensor no recorded op made (every tensor that does not require grad).
+  bool is_leaf() const {
+    const auto* m = this->checked_impl("is_leaf").autograd_meta();
+    return m == nullptr || !m->grad_fn;
+  }
+  // The gradient accumulated by backward on this leaf, as a fresh handle (a
+  // new reference under the policy); an empty handle (`defined()` false)
+  // before any backward, or after reset_grad().
+  BasicTensor grad() const;
+  // Drops the accumulated gradient (PyTorch's `t.grad = None`).
+  void reset_grad() const;
+  // The name of the op that made this tensor ("mul"), or "" for a leaf.
+  const char* grad_fn_name() const {
+    const auto* m = this->checked_impl("grad_fn_name").autograd_meta();
+    return m != nullptr && m->grad_fn ? m->grad_fn->name() : "";
+  }
+  // A tensor over the same data that is out of any graph and does not require
+  // grad (in-place changes through either are seen by the other's version).
+  BasicTensor detach() const {
+    return adopt(autograd::internal::shallow_view(this->checked_impl("detach")));
+  }
+  // True unless this handle is empty (default-made, released, disposed).
+  bool defined() const noexcept {
+    try {
+      (void)this->checked_impl("defined");
+      return true;
+    } catch (const LifetimeError&) {
+      return false;
+    }
+  }
+  // Backward from this tensor: `gradient` of it (may be omitted for a
+  // one-element tensor: 1), accumulated into the grad() of every leaf that
+  // requires grad. The saved tensors are given back as backward passes each
+  // node unless `retain_graph` (default: create_graph); `create_graph`
+  // records the gradients' own graph, for higher-order gradients.
+  void backward(const BasicTensor& gradient = BasicTensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
 
   // ---- factories -----------------------------------------------------------
   static BasicTensor empty(IntSpan sizes, ScalarType dtype = kDefaultFloat,
@@ -249,22 +329,37 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
 
   // ---- copies, views and conversions ---------------------------------------
   BasicTensor alias() const { return another_handle("alias"); }
-  BasicTensor clone() const { return adopt(Ops::clone(this->checked_impl("clone"))); }
-  BasicTensor contiguous() const { return adopt(Ops::contiguous(this->checked_impl("contiguous"))); }
-  BasicTensor reshape(IntSpan sizes) const { return adopt(Ops::reshape(this->checked_impl("reshape"), sizes)); }
+  BasicTensor clone() const { return unary_op("clone", [](const TensorImpl& x) { return Ops::clone(x); }); }
+  BasicTensor contiguous() const {
+    return unary_op("contiguous", [](const TensorImpl& x) { return Ops::contiguous(x); });
+  }
+  BasicTensor reshape(IntSpan sizes) const {
+    return view_op("reshape", [&](const TensorImpl& x) { return Ops::reshape(x, sizes); });
+  }
   BasicTensor reshape(std::initializer_list<int64_t> s) const { return reshape(IntSpan(s.begin(), s.size())); }
   BasicTensor view(IntSpan sizes) const {
-    return adopt(ValueOrThrow(internal::view(this->checked_impl("view"), sizes)));
+    return view_op("view", [&](const TensorImpl& x) { return ValueOrThrow(internal::view(x, sizes)); });
   }
   BasicTensor view(std::initializer_list<int64_t> s) const { return view(IntSpan(s.begin(), s.size())); }
   BasicTensor narrow(int64_t dim, int64_t start, int64_t length) const {
-    return adopt(ValueOrThrow(internal::narrow(this->checked_impl("narrow"), dim, start, length)));
+    const TensorImpl& x = this->checked_impl("narrow");
+    BasicTensor out = adopt(ValueOrThrow(internal::narrow(x, dim, start, length)));
+    if (autograd::internal::wants_grad(x)) [[unlikely]] {
+      record(out, [&] { Grad::narrow("narrow", x, dim, start, length, false, out.impl()); });
+    }
+    return out;
   }
   BasicTensor select(int64_t dim, int64_t index) const {
-    return adopt(ValueOrThrow(internal::select(this->checked_impl("select"), dim, index)));
+    const TensorImpl& x = this->checked_impl("select");
+    BasicTensor out = adopt(ValueOrThrow(internal::select(x, dim, index)));
+    if (autograd::internal::wants_grad(x)) [[unlikely]] record(out, [&] { Grad::narrow("select", x, dim, index, 1, true, out.impl()); });
+    return out;
   }
   BasicTensor transpose(int64_t d0, int64_t d1) const {
-    return adopt(ValueOrThrow(internal::transpose(this->checked_impl("transpose"), d0, d1)));
+    const TensorImpl& x = this->checked_impl("transpose");
+    BasicTensor out = adopt(ValueOrThrow(internal::transpose(x, d0, d1)));
+    if (autograd::internal::wants_grad(x)) [[unlikely]] record(out, [&] { Grad::transpose("transpose", x, d0, d1, out.impl()); });
+    return out;
   }
   BasicTensor t() const {
     const TensorImpl& x = this->checked_impl("t");
@@ -272,30 +367,40 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
       throw ShapeError(absl::StrFormat("t: expects a tensor with <= 2 dims, but got shape %s",
                                        shape_str(x.sizes())));
     }
-    return adopt(ValueOrThrow(internal::transpose(x, 0, x.dim() < 2 ? 0 : 1)));
+    BasicTensor out = adopt(ValueOrThrow(internal::transpose(x, 0, x.dim() < 2 ? 0 : 1)));
+    if (autograd::internal::wants_grad(x)) [[unlikely]] record(out, [&] { Grad::transpose("t", x, 0, x.dim() < 2 ? 0 : 1, out.impl()); });
+    return out;
   }
   BasicTensor permute(IntSpan dims) const {
-    return adopt(ValueOrThrow(internal::permute(this->checked_impl("permute"), dims)));
+    const TensorImpl& x = this->checked_impl("permute");
+    BasicTensor out = adopt(ValueOrThrow(internal::permute(x, dims)));
+    if (autograd::internal::wants_grad(x)) [[unlikely]] record(out, [&] { Grad::permute(x, dims, out.impl()); });
+    return out;
   }
   BasicTensor permute(std::initializer_list<int64_t> d) const { return permute(IntSpan(d.begin(), d.size())); }
-  BasicTensor squeeze() const { return adopt(internal::squeeze(this->checked_impl("squeeze"))); }
+  BasicTensor squeeze() const {
+    return view_op("squeeze", [](const TensorImpl& x) { return internal::squeeze(x); });
+  }
   BasicTensor squeeze(int64_t dim) const {
-    return adopt(ValueOrThrow(internal::squeeze(this->checked_impl("squeeze"), dim)));
+    return view_op("squeeze", [&](const TensorImpl& x) { return ValueOrThrow(internal::squeeze(x, dim)); });
   }
   BasicTensor unsqueeze(int64_t dim) const {
-    return adopt(ValueOrThrow(internal::unsqueeze(this->checked_impl("unsqueeze"), dim)));
+    return view_op("unsqueeze", [&](const TensorImpl& x) { return ValueOrThrow(internal::unsqueeze(x, dim)); });
   }
   BasicTensor expand(IntSpan sizes) const {
-    return adopt(ValueOrThrow(internal::expand(this->checked_impl("expand"), sizes)));
+    return unary_op("expand", [&](const TensorImpl& x) { return ValueOrThrow(internal::expand(x, sizes)); });
   }
   BasicTensor expand(std::initializer_list<int64_t> s) const { return expand(IntSpan(s.begin(), s.size())); }
   BasicTensor flatten(int64_t start = 0, int64_t end = -1) const {
-    return adopt(Ops::flatten(this->checked_impl("flatten"), start, end));
+    return view_op("flatten", [&](const TensorImpl& x) { return Ops::flatten(x, start, end); });
   }
   // Converts to `dtype` (a copy; a fresh handle to the same tensor if unchanged).
   // Explicit conversions may narrow (float -> int truncates toward zero).
-  BasicTensor to(ScalarType dtype) const { return adopt(Ops::to_dtype(this->checked_impl("to"), dtype, "to")); }
+  BasicTensor to(ScalarType dtype) const {
+    return unary_op("to", [&](const TensorImpl& x) { return Ops::to_dtype(x, dtype, "to"); });
+  }
   // Copies to another backend; the result has the same policy.
+  // The copy is out of any graph (a gradient does not cross backends).
   template <class B2>
   BasicTensor<Policy, B2> to() const {
     return BasicTensor<Policy, B2>::adopt(internal::Ops<B2>::template from_other<B>(this->checked_impl("to")));
@@ -347,12 +452,10 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   }
 #define CUSTODY_BINARY(name, code)                                                            \
   CUSTODY_ONE_POLICY(name)                                                                    \
-  BasicTensor name(const BasicTensor& o) const {                                              \
-    return adopt(Ops::binary(code, this->checked_impl(#name), o.checked_impl(#name)));        \
-  }                                                                                           \
+  BasicTensor name(const BasicTensor& o) const { return binary_op(code, #name, o); }          \
   template <ScalarLike S>                                                                     \
   BasicTensor name(S s) const {                                                               \
-    return adopt(Ops::binary(code, this->checked_impl(#name), Scalar(s), false));             \
+    return scalar_op(code, #name, Scalar(s), false);                                          \
   }
   CUSTODY_BINARY(add, BinaryOp::kAdd)
   CUSTODY_BINARY(sub, BinaryOp::kSub)
@@ -372,14 +475,13 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
 #define CUSTODY_INPLACE(name, code)                                                          \
   CUSTODY_ONE_POLICY(name)                                                                   \
   BasicTensor name(const BasicTensor& o) const {                                             \
-    TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl(#name));                   \
-    Ops::binary_(code, self, o.checked_impl(#name));                                         \
+    const TensorImpl& other = o.checked_impl(#name);                                         \
+    Ops::binary_(code, writable(#name, &other), other);                                      \
     return another_handle(#name);                                                            \
   }                                                                                          \
   template <ScalarLike S>                                                                    \
   BasicTensor name(S s) const {                                                              \
-    TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl(#name));                   \
-    Ops::binary_(code, self, Scalar(s));                                                     \
+    Ops::binary_(code, writable(#name), Scalar(s));                                          \
     return another_handle(#name);                                                            \
   }
   CUSTODY_INPLACE(add_, BinaryOp::kAdd)
@@ -389,23 +491,26 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
 #undef CUSTODY_INPLACE
 
   BasicTensor copy_(const BasicTensor& src) const {
-    TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl("copy_"));
-    Ops::copy_(self, src.checked_impl("copy_"));
+    const TensorImpl& from = src.checked_impl("copy_");
+    Ops::copy_(writable("copy_", &from), from);
     return another_handle("copy_");
   }
   BasicTensor fill_(Scalar v) const {
-    TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl("fill_"));
-    Ops::fill_(self, v, "fill_");
+    Ops::fill_(writable("fill_"), v, "fill_");
     return another_handle("fill_");
   }
   BasicTensor zero_() const {
-    TensorImpl& self = const_cast<TensorImpl&>(this->checked_impl("zero_"));
-    Ops::fill_(self, Scalar(0), "zero_");
+    Ops::fill_(writable("zero_"), Scalar(0), "zero_");
     return another_handle("zero_");
   }
 
-#define CUSTODY_UNARY(name, code) \
-  BasicTensor name() const { return adopt(Ops::unary(code, this->checked_impl(#name))); }
+#define CUSTODY_UNARY(name, code)                                                                 \
+  BasicTensor name() const {                                                                      \
+    const TensorImpl& x = this->checked_impl(#name);                                              \
+    BasicTensor out = adopt(Ops::unary(code, x));                                                 \
+    if (autograd::internal::wants_grad(x)) [[unlikely]] record(out, [&] { Grad::unary(code, x, out.impl()); });         \
+    return out;                                                                                   \
+  }
   CUSTODY_UNARY(neg, UnaryOp::kNeg)
   CUSTODY_UNARY(abs, UnaryOp::kAbs)
   CUSTODY_UNARY(exp, UnaryOp::kExp)
@@ -423,13 +528,13 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
 
   // ---- reductions ------------------------------------------------------------
 #define CUSTODY_REDUCE(name, code)                                                         \
-  BasicTensor name() const { return adopt(Ops::reduce(code, this->checked_impl(#name), IntSpan(), false)); } \
+  BasicTensor name() const { return reduce_op(code, #name, IntSpan(), false); }            \
   BasicTensor name(int64_t dim, bool keepdim = false) const {                              \
-    return adopt(Ops::reduce(code, this->checked_impl(#name), IntSpan(&dim, 1), keepdim)); \
+    return reduce_op(code, #name, IntSpan(&dim, 1), keepdim);                              \
   }                                                                                        \
   /* An empty list reduces over every dim, as ATen's sum(x, IntArrayRef{}). */              \
   BasicTensor name(IntSpan dims, bool keepdim = false) const {                             \
-    return adopt(Ops::reduce(code, this->checked_impl(#name), dims, keepdim));             \
+    return reduce_op(code, #name, dims, keepdim);                                          \
   }                                                                                        \
   BasicTensor name(std::initializer_list<int64_t> dims, bool keepdim = false) const {      \
     return name(IntSpan(dims.begin(), dims.size()), keepdim);                              \
@@ -445,20 +550,23 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   BasicTensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const {
     return adopt(Ops::arg_reduce(ReduceOp::kArgMin, this->checked_impl("argmin"), dim, keepdim));
   }
-  BasicTensor softmax(int64_t dim) const {
-    return adopt(Ops::softmax(this->checked_impl("softmax"), dim, false));
-  }
-  BasicTensor log_softmax(int64_t dim) const {
-    return adopt(Ops::softmax(this->checked_impl("log_softmax"), dim, true));
-  }
+  BasicTensor softmax(int64_t dim) const { return softmax_op("softmax", dim, false); }
+  BasicTensor log_softmax(int64_t dim) const { return softmax_op("log_softmax", dim, true); }
   CUSTODY_ONE_POLICY(matmul)
   BasicTensor matmul(const BasicTensor& o) const {
-    return adopt(Ops::matmul(this->checked_impl("matmul"), o.checked_impl("matmul")));
+    const TensorImpl& a = this->checked_impl("matmul");
+    const TensorImpl& b = o.checked_impl("matmul");
+    BasicTensor out = adopt(Ops::matmul(a, b));
+    if (autograd::internal::wants_grad(a, b)) [[unlikely]] record(out, [&] { Grad::matmul(a, b, out.impl()); });
+    return out;
   }
 #undef CUSTODY_ONE_POLICY
   BasicTensor index_select(int64_t dim, const BasicTensor& index) const {
-    return adopt(Ops::index_select(this->checked_impl("index_select"), dim,
-                                   index.checked_impl("index_select")));
+    const TensorImpl& x = this->checked_impl("index_select");
+    const TensorImpl& i = index.checked_impl("index_select");
+    BasicTensor out = adopt(Ops::index_select(x, dim, i));
+    if (autograd::internal::wants_grad(x)) [[unlikely]] record(out, [&] { Grad::index_select(x, dim, i, out.impl()); });
+    return out;
   }
 
   // ---- operators ---------------------------------------------------------------
@@ -474,14 +582,64 @@ class BasicTensor : public Policy::template Handle<BasicTensor<Policy, B>> {
   template <ScalarLike S> friend BasicTensor operator+(S s, const BasicTensor& a) { return a.add(s); }
   template <ScalarLike S> friend BasicTensor operator*(S s, const BasicTensor& a) { return a.mul(s); }
   template <ScalarLike S> friend BasicTensor operator-(S s, const BasicTensor& a) {
-    return adopt(Ops::binary(BinaryOp::kSub, a.checked_impl("sub"), Scalar(s), true));
+    return a.scalar_op(BinaryOp::kSub, "sub", Scalar(s), true);
   }
   template <ScalarLike S> friend BasicTensor operator/(S s, const BasicTensor& a) {
-    return adopt(Ops::binary(BinaryOp::kDiv, a.checked_impl("div"), Scalar(s), true));
+    return a.scalar_op(BinaryOp::kDiv, "div", Scalar(s), true);
   }
 
   // Policy-generic early release (G3): see custody::release.
   void release() { this->release_reference(); }
+
+ private:
+  template <class F>
+  static void record(BasicTensor& out, F&& f) {
+    autograd::internal::record(out, std::forward<F>(f));
+  }
+  // The op helpers: compute, then record when an operand requires grad and
+  // grad mode is on (autograd::internal::wants_grad: plain tensors pay one
+  // load and one branch).
+  BasicTensor binary_op(BinaryOp code, const char* op, const BasicTensor& o) const {
+    const TensorImpl& a = this->checked_impl(op);
+    const TensorImpl& b = o.checked_impl(op);
+    BasicTensor out = adopt(Ops::binary(code, a, b));
+    if (autograd::internal::wants_grad(a, b)) [[unlikely]] record(out, [&] { Grad::binary(code, a, b, out.impl()); });
+    return out;
+  }
+  BasicTensor scalar_op(BinaryOp code, const char* op, const Scalar& s, bool scalar_first) const {
+    const TensorImpl& a = this->checked_impl(op);
+    BasicTensor out = adopt(Ops::binary(code, a, s, scalar_first));
+    if (autograd::internal::wants_grad(a)) [[unlikely]] record(out, [&] { Grad::binary_scalar(code, a, s, scalar_first, out.impl()); });
+    return out;
+  }
+  BasicTensor reduce_op(ReduceOp code, const char* op, IntSpan dims, bool keepdim) const {
+    const TensorImpl& a = this->checked_impl(op);
+    BasicTensor out = adopt(Ops::reduce(code, a, dims, keepdim));
+    if (autograd::internal::wants_grad(a)) [[unlikely]] record(out, [&] { Grad::reduce(code, a, dims, keepdim, out.impl()); });
+    return out;
+  }
+  BasicTensor softmax_op(const char* op, int64_t dim, bool log) const {
+    const TensorImpl& a = this->checked_impl(op);
+    BasicTensor out = adopt(Ops::softmax(a, dim, log));
+    if (autograd::internal::wants_grad(a)) [[unlikely]] record(out, [&] { Grad::softmax(a, dim, log, out.impl()); });
+    return out;
+  }
+  // An op whose gradient is the output's gradient (cast and summed to the input).
+  template <class F>
+  BasicTensor unary_op(const char* op, F&& f) const {
+    const TensorImpl& a = this->checked_impl(op);
+    BasicTensor out = adopt(f(a));
+    if (autograd::internal::wants_grad(a)) [[unlikely]] record(out, [&] { Grad::identity(op, a, out.impl()); });
+    return out;
+  }
+  // An op whose gradient is the output's gradient in the input's shape.
+  template <class F>
+  BasicTensor view_op(const char* op, F&& f) const {
+    const TensorImpl& a = this->checked_impl(op);
+    BasicTensor out = adopt(f(a));
+    if (autograd::internal::wants_grad(a)) [[unlikely]] record(out, [&] { Grad::reshape(op, a, out.impl()); });
+    return out;
+  }
 
  protected:
   template <class P2, class B2> requires OwnershipPolicy<P2> && Backend<B2> friend class BasicTensor;
@@ -522,8 +680,14 @@ CUSTODY_FREE_BINARY(matmul)
 
 template <AnyTensor T>
 T where(const T& cond, const T& a, const T& b) {
-  return T::adopt(internal::Ops<typename T::backend_type>::where(
-      cond.checked_impl("where"), a.checked_impl("where"), b.checked_impl("where")));
+  const TensorImpl& c = cond.checked_impl("where");
+  const TensorImpl& x = a.checked_impl("where");
+  const TensorImpl& y = b.checked_impl("where");
+  T out = T::adopt(internal::Ops<typename T::backend_type>::where(c, x, y));
+  if (autograd::internal::wants_grad(x, y)) [[unlikely]] {
+    autograd::internal::record(out, [&] { autograd::internal::Functions<TensorOf<T>>::where(c, x, y, out.impl()); });
+  }
+  return out;
 }
 
 // Any allocator: under the gc policy, handles kept on the heap live in gc::vector.
@@ -531,16 +695,164 @@ template <AnyTensor T, class Alloc>
 T cat(const std::vector<T, Alloc>& tensors, int64_t dim = 0) {
   std::vector<const TensorImpl*> impls;
   impls.reserve(tensors.size());
-  for (const T& t : tensors) impls.push_back(&t.checked_impl("cat"));
-  return T::adopt(internal::Ops<typename T::backend_type>::cat(impls, dim));
+  bool grad = false;
+  for (const T& t : tensors) {
+    impls.push_back(&t.checked_impl("cat"));
+    grad = grad || autograd::internal::wants_grad(*impls.back());
+  }
+  T out = T::adopt(internal::Ops<typename T::backend_type>::cat(impls, dim));
+  if (grad) [[unlikely]] autograd::internal::record(out, [&] { autograd::internal::Functions<TensorOf<T>>::cat(impls, dim, out.impl()); });
+  return out;
 }
 
 // Rows of `weight` ([num_embeddings, dim]) for each index: shape indices.sizes() + [dim].
 template <AnyTensor T>
 T embedding(const T& weight, const T& indices) {
-  return T::adopt(internal::Ops<typename T::backend_type>::embedding(
-      weight.checked_impl("embedding"), indices.checked_impl("embedding")));
+  const TensorImpl& w = weight.checked_impl("embedding");
+  const TensorImpl& i = indices.checked_impl("embedding");
+  T out = T::adopt(internal::Ops<typename T::backend_type>::embedding(w, i));
+  if (autograd::internal::wants_grad(w)) [[unlikely]] {
+    autograd::internal::record(out, [&] { autograd::internal::Functions<TensorOf<T>>::embedding(w, i, out.impl()); });
+  }
+  return out;
 }
+
+}  // namespace custody
+
+#include "core/autograd/engine.h"
+#include "core/autograd/functions.h"
+
+namespace custody {
+
+// ---- autograd members (after the formulas they use) ------------------------------------
+
+template <class Policy, class B>
+  requires OwnershipPolicy<Policy> && Backend<B>
+const BasicTensor<Policy, B>& BasicTensor<Policy, B>::requires_grad_(bool requires_grad) const {
+  const TensorImpl& t = this->checked_impl("requires_grad_");
+  auto* m = t.autograd_meta();
+  if (m != nullptr && m->grad_fn) {
+    if (requires_grad) return *this;
+    throw InvalidArgument(absl::StrFormat(
+        "requires_grad_: you can only change requires_grad flags of leaf variables; this tensor "
+        "(%s %s) was made by %s. Use detach() for a tensor out of the graph",
+        dtype_name(t.scalar_type()), shape_str(t.sizes()), m->grad_fn->name()));
+  }
+  if (requires_grad && !is_floating_point(t.scalar_type())) {
+    throw DTypeError(absl::StrFormat(
+        "requires_grad_: only tensors of floating point dtype can require gradients, but got %s %s",
+        dtype_name(t.scalar_type()), shape_str(t.sizes())));
+  }
+  if (m == nullptr && !requires_grad) return *this;
+  t.ensure_autograd_meta().requires_grad = requires_grad;
+  return *this;
+}
+
+template <class Policy, class B>
+  requires OwnershipPolicy<Policy> && Backend<B>
+BasicTensor<Policy, B> BasicTensor<Policy, B>::grad() const {
+  const auto* m = this->checked_impl("grad").autograd_meta();
+  if (m == nullptr || !m->grad) return BasicTensor();
+  return adopt(m->grad);
+}
+
+template <class Policy, class B>
+  requires OwnershipPolicy<Policy> && Backend<B>
+void BasicTensor<Policy, B>::reset_grad() const {
+  if (auto* m = this->checked_impl("reset_grad").autograd_meta()) m->grad.reset();
+}
+
+template <class Policy, class B>
+  requires OwnershipPolicy<Policy> && Backend<B>
+void BasicTensor<Policy, B>::backward(const BasicTensor& gradient, std::optional<bool> retain_graph,
+                                      bool create_graph) const {
+  const TensorImpl& t = this->checked_impl("backward");
+  ImplRef g;
+  if (gradient.defined()) {
+    const TensorImpl& gi = gradient.checked_impl("backward");
+    if (!std::equal(gi.sizes().begin(), gi.sizes().end(), t.sizes().begin(), t.sizes().end())) {
+      throw ShapeError(absl::StrFormat("backward: the gradient has shape %s, but the tensor has %s",
+                                       shape_str(gi.sizes()), shape_str(t.sizes())));
+    }
+    g = internal::retain(gi);
+  } else {
+    if (t.numel() != 1) {
+      throw ShapeError(absl::StrFormat(
+          "backward: grad can be implicitly created only for scalar outputs, but the tensor has "
+          "shape %s; pass the gradient of the output",
+          shape_str(t.sizes())));
+    }
+    g = Ops::full(t.sizes(), Scalar(1), t.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, "backward");
+  }
+  std::vector<autograd::internal::Root> roots;
+  roots.push_back({internal::retain(t), std::move(g)});
+  autograd::internal::run_backward<BasicTensor>(std::move(roots), retain_graph.value_or(create_graph),
+                                                create_graph, {}, "backward");
+}
+
+template <class Policy, class B>
+  requires OwnershipPolicy<Policy> && Backend<B>
+void BasicTensor<Policy, B>::throw_in_place_on_graph(const char* op, const TensorImpl& t) {
+  throw InvalidArgument(absl::StrFormat(
+      "%s: an in-place op on a tensor that requires grad, or with an operand that does (%s %s), "
+      "while grad mode is on: the graph records no in-place op; use the out-of-place op, or "
+      "change the tensor under custody::NoGradGuard",
+      op, dtype_name(t.scalar_type()), shape_str(t.sizes())));
+}
+
+namespace autograd {
+
+// The gradients of `outputs` with respect to `inputs` (PyTorch's
+// torch::autograd::grad), as fresh handles; the leaves' grad() is left as it
+// is. `grad_outputs` may be empty for one-element outputs. An input no
+// gradient reaches is an InvalidArgument unless `allow_unused` (then an empty
+// handle).
+template <AnyTensor T>
+HandleVector<TensorOf<T>> grad(const std::vector<T>& outputs, const std::vector<T>& inputs,
+                               const std::vector<T>& grad_outputs = {},
+                               std::optional<bool> retain_graph = std::nullopt,
+                               bool create_graph = false, bool allow_unused = false) {
+  using Tensor = TensorOf<T>;
+  using Ops = custody::internal::Ops<typename T::backend_type>;
+  if (!grad_outputs.empty() && grad_outputs.size() != outputs.size()) {
+    throw InvalidArgument(absl::StrFormat("grad: %d outputs but %d grad_outputs", outputs.size(),
+                                          grad_outputs.size()));
+  }
+  std::vector<internal::Root> roots;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorImpl& t = outputs[i].checked_impl("grad");
+    ImplRef g;
+    if (!grad_outputs.empty()) {
+      g = custody::internal::retain(grad_outputs[i].checked_impl("grad"));
+    } else if (t.numel() == 1) {
+      g = Ops::full(t.sizes(), Scalar(1), t.scalar_type(), TensorShapeDynamism::DYNAMIC_BOUND, "grad");
+    } else {
+      throw ShapeError(absl::StrFormat(
+          "grad: output %d has shape %s; pass grad_outputs for outputs of more than one element", i,
+          shape_str(t.sizes())));
+    }
+    roots.push_back({custody::internal::retain(t), std::move(g)});
+  }
+  std::vector<const TensorImpl*> in;
+  for (const T& t : inputs) in.push_back(&t.checked_impl("grad"));
+  std::vector<ImplRef> got = internal::run_backward<Tensor>(
+      std::move(roots), retain_graph.value_or(create_graph), create_graph, in, "grad");
+  HandleVector<Tensor> result;
+  result.reserve(got.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!got[i] && !allow_unused) {
+      for (Tensor& r : result) r.release();
+      throw InvalidArgument(absl::StrFormat(
+          "grad: input %d (%s %s) was not used in the graph; pass allow_unused=true to get an "
+          "empty handle for it",
+          i, dtype_name(in[i]->scalar_type()), shape_str(in[i]->sizes())));
+    }
+    result.push_back(got[i] ? Tensor::adopt(std::move(got[i])) : Tensor());
+  }
+  return result;
+}
+
+}  // namespace autograd
 
 }  // namespace custody
 

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <cstdint>
 #include <new>
+#include <utility>
 
+#include "core/autograd/meta.h"
 #include "core/object_cache.h"
 #include "core/reclaim.h"
 
@@ -136,7 +138,19 @@ void TensorImpl::set_contiguous(IntSpan sizes) {
 }
 
 TensorImpl::~TensorImpl() {
+  if (autograd_meta_ != nullptr) [[unlikely]] reset_autograd_meta();
   if (stats_) stats_->on_tensor_destroyed();
+}
+
+autograd::internal::AutogradMeta& TensorImpl::ensure_autograd_meta() const {
+  if (autograd_meta_ == nullptr) autograd_meta_ = new autograd::internal::AutogradMeta();
+  return *autograd_meta_;
+}
+
+void TensorImpl::reset_autograd_meta() const {
+  // The meta may hold the last reference on a graph whose nodes hold tensors:
+  // unlink it first, so that nothing reached from here sees a half-dead meta.
+  delete std::exchange(autograd_meta_, nullptr);
 }
 
 void TensorImpl::Destroy(TensorImpl* t) {

@@ -30,6 +30,10 @@
 
 namespace custody {
 
+namespace autograd::internal {
+struct AutogradMeta;  // core/autograd/meta.h
+}  // namespace autograd::internal
+
 namespace internal {
 
 // The sizes and strides of a tensor in one array (after c10's SizesAndStrides):
@@ -153,6 +157,15 @@ class TensorImpl final : public RefCounted {
   // InvalidArgument unless `data` is aligned to the element size.
   void set_data(void* data);
 
+  // Autograd's record of this tensor (core/autograd/meta.h): null for a tensor
+  // that has never required grad, so that plain tensors pay one predictable
+  // branch per op. Owned by the TensorImpl and deleted with it. Mutable: ops
+  // take their operands as const and record on them; changing it while
+  // another thread runs ops on the same tensor is a race in the caller.
+  autograd::internal::AutogradMeta* autograd_meta() const { return autograd_meta_; }
+  autograd::internal::AutogradMeta& ensure_autograd_meta() const;
+  void reset_autograd_meta() const;
+
   // Metadata changes used by resize (core/ops_impl_factories.h); not for general use.
   void set_sizes_contiguous(IntSpan sizes, int64_t numel);
   void set_storage(Ref<Storage> storage, int64_t capacity);
@@ -188,6 +201,7 @@ class TensorImpl final : public RefCounted {
   TensorShapeDynamism dynamism_ = TensorShapeDynamism::STATIC;
   bool contiguous_ = true;
   internal::TensorBlock* block_ = nullptr;  // set when co-allocated with its Storage
+  mutable autograd::internal::AutogradMeta* autograd_meta_ = nullptr;
 };
 
 using ImplRef = Ref<TensorImpl>;

@@ -112,6 +112,27 @@ class VarStore {
     return n;
   }
 
+  // Marks every parameter as requiring grad (or not): backward then
+  // accumulates into each one's grad().
+  void requires_grad_(bool requires_grad = true) const {
+    for (const T& v : values_) v.requires_grad_(requires_grad);
+  }
+  // Clears the parameters' gradients before the next backward: drops them
+  // (set_to_none, PyTorch's default since 2.0) or zeroes them in place.
+  void zero_grad(bool set_to_none = true) const {
+    for (const T& v : values_) {
+      if (set_to_none) {
+        v.reset_grad();
+        continue;
+      }
+      T grad = v.grad();
+      if (!grad.defined()) continue;
+      Temporary<T> g = std::move(grad);
+      NoGradGuard no_grad;
+      Temporary<T> z = g->zero_();
+    }
+  }
+
   // Gives every parameter back.
   void clear() {
     for (T& v : values_) custody::release(v);

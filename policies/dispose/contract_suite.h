@@ -415,6 +415,34 @@ TYPED_TEST_P(DisposeContractTest, DefaultHandleIsUnusable) {
   custody::testing::ExpectDefaultHandleIsUnusable<TypeParam>();
 }
 
+// ---- autograd (Note [Autograd under dispose], policies/dispose/dispose.h) ----------
+
+TYPED_TEST_P(DisposeContractTest, DisposingASavedInputKeepsBackwardAndDisposingTheLossFreesTheGraph) {
+  using T = TypeParam;
+  auto live = [] { return ConformanceTest<T>::stats().live_tensors; };
+  T x = T::from_vector(std::vector<float>{1, 2, 3});
+  x.requires_grad_();
+  const int64_t live0 = live();
+  T c = T::from_vector(std::vector<float>{4, 5, 6});
+  T y = x.mul(c);
+  T loss = y.sum();
+  c.dispose();
+  y.dispose();
+  EXPECT_EQ(live(), live0 + 2) << "the loss, and c held by the graph";
+  loss.backward();
+  EXPECT_EQ(live(), live0 + 2) << "c given back as backward passed mul; x.grad made";
+  auto g = dispose::disposing(x.grad());
+  EXPECT_EQ(g.template to_vector<float>(), std::vector<float>({4, 5, 6}));
+  loss.dispose();
+  EXPECT_EQ(live(), live0 + 1) << "x.grad";
+  T e = x.exp();
+  T kept = e.sum();  // an output disposed without backward: its graph goes with it
+  e.dispose();
+  EXPECT_EQ(live(), live0 + 3) << "kept, and the view of e its graph saved";
+  kept.dispose();
+  EXPECT_EQ(live(), live0 + 1);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(DisposeContractTest,
                             DisposeGivesTheReferenceBackNow,
                             DestructorDoesNotDispose,
@@ -448,7 +476,8 @@ REGISTER_TYPED_TEST_SUITE_P(DisposeContractTest,
                             ConcurrentHandleCopiesKeepTheAliasConsistent,
                             RacingDisposesThroughCopiesGiveTheReferenceBackOnce,
                             AliasesOfAnExitedThreadStayUsable,
-                            DefaultHandleIsUnusable);
+                            DefaultHandleIsUnusable,
+    DisposingASavedInputKeepsBackwardAndDisposingTheLossFreesTheGraph);
 
 }  // namespace custody::testing
 

@@ -32,6 +32,16 @@
 //    dropping its last handle take no lock (dispose.cc, Note [Alias slabs];
 //    Note [Owner fast paths] below).
 
+// Note [Autograd under dispose]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The graph holds references of its own to what it saved (Note [The graph
+// holds core references], core/autograd/meta.h): disposing your alias of an
+// input after the forward does not break backward. The graph lives while an
+// undisposed alias of one of its outputs does: dispose the loss and every
+// output you made, and the graph gives back everything it saved at once. An
+// output never disposed keeps its graph, and leak_report() lists the output.
+// `grad()` is a new alias on each call: dispose it.
+
 #ifndef CUSTODY_POLICIES_DISPOSE_DISPOSE_H_
 #define CUSTODY_POLICIES_DISPOSE_DISPOSE_H_
 

@@ -827,6 +827,35 @@ TYPED_TEST_P(GcContractTest, AHandleIsOnePointer) {
   EXPECT_EQ(&a.impl(), &b.impl());
 }
 
+// ---- autograd (Note [Autograd under gc], policies/gc/gc.h) -------------------------
+
+namespace gc_contract {
+// `n` graphs over `x` whose losses die in this frame: garbage, graphs included.
+template <class T>
+__attribute__((noinline)) void drop_graphs(const T& x, int n) {
+  for (int i = 0; i < n; ++i) {
+    T loss = x.exp().sum();
+  }
+}
+}  // namespace gc_contract
+
+TYPED_TEST_P(GcContractTest, AGraphHeldOnlyByGarbageIsCollectedWithWhatItSaved) {
+  using T = TypeParam;
+  T x = T::ones({256});
+  x.requires_grad_();
+  const StatsSnapshot before = TestFixture::stats();
+  gc_contract::drop_graphs<T>(x, 100);
+  gc_contract::collect_clean();
+  // Each graph is three tensors (exp's output, the data it saved, the sum): all but what the
+  // conservative scan of the dead stack keeps.
+  EXPECT_LE(TestFixture::stats().live_tensors, before.live_tensors + 3 * gc_contract::kScanKeeps);
+  T loss = x.exp().sum();
+  loss.backward();
+  EXPECT_NEAR(x.grad().template to_vector<float>()[0], std::exp(1.0), 1e-5);
+  x.dispose();
+  loss.dispose();
+}
+
 REGISTER_TYPED_TEST_SUITE_P(
     GcContractTest, DroppedHandlesReturnMemoryAfterCollect, HandleDestructorReturnsNothing,
     CollectReturnsTheReferencesItFinalized, FinalizersWaitForASafePoint, HandleCreationIsASafePoint,
@@ -846,7 +875,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     FinalizersRunOnTheCollectingThread, CollectingConcurrentlyWithKernelsIsSafe,
     ViewsKeepStorageAfterTheirBaseIsFinalized, ExceptionsLeakNothingAfterCollect,
     UserExceptionsPropagateUnchanged, CreationSiteInLifetimeErrorWhenTracking, StatsBalance,
-    AHandleIsOnePointer);
+    AHandleIsOnePointer,
+    AGraphHeldOnlyByGarbageIsCollectedWithWhatItSaved);
 
 }  // namespace custody::testing
 

@@ -222,6 +222,17 @@
 // (G7). As with TorchSharp, disposing a tensor on one thread while another
 // thread is still using it is a user error the policy does not make safe.
 
+// Note [Autograd under gc]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A graph lives while a gc alias of one of its outputs does: the collection
+// that finalizes the last one gives the graph back, and what it saved with
+// it. Saved bytes are tensor bytes, so they count toward the pressure
+// trigger. The graph's own references are outside the collected heap (Note
+// [The graph holds core references], core/autograd/meta.h), so a cycle
+// through a gradient — backward(create_graph=true) stores in a leaf a
+// gradient whose graph holds the leaf — is not collected: take higher-order
+// gradients with autograd::grad, which stores nothing in the leaves.
+
 #ifndef CUSTODY_POLICIES_GC_GC_H_
 #define CUSTODY_POLICIES_GC_GC_H_
 

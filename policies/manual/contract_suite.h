@@ -878,6 +878,36 @@ TYPED_TEST_P(ManualContractTest, ReferencesOfAnExitedThreadStayUsable) {
   EXPECT_EQ(TestFixture::stats().live_tensors, before.live_tensors);
 }
 
+// ---- autograd (Note [Autograd under manual], policies/manual/manual.h) -------------
+
+TYPED_TEST_P(ManualContractTest, FreeingEveryOutputFreesTheGraph) {
+  using T = TypeParam;
+  auto live = [] { return ConformanceTest<T>::stats().live_tensors; };
+  T x = T::from_vector(std::vector<float>{1, 2, 3});
+  x.requires_grad_();
+  const int64_t live0 = live();
+  T c = T::from_vector(std::vector<float>{4, 5, 6});
+  T y = x.mul(c);
+  T loss = y.sum();
+  free(c);
+  free(y);
+  EXPECT_EQ(live(), live0 + 2) << "the loss, and c: a +1 of the graph's own";
+  loss.backward();
+  T g = x.grad();
+  EXPECT_EQ(g.template to_vector<float>(), std::vector<float>({4, 5, 6}));
+  free(g);
+  free(loss);
+  EXPECT_EQ(live(), live0 + 1) << "the graph went with the loss; x.grad stays";
+  T e = x.exp();
+  T s = e.sum();
+  EXPECT_EQ(live(), live0 + 4) << "e, its saved data, s";
+  free(e);
+  free(s);
+  EXPECT_EQ(live(), live0 + 1) << "the golden rule frees the graph without a backward";
+  free(x);
+  EXPECT_EQ(live(), live0 - 1) << "x and its gradient";
+}
+
 REGISTER_TYPED_TEST_SUITE_P(ManualContractTest,
                             HandlesArePlainValuesAndCopiesShareTheReference,
                             AHandleGoingOutOfScopeFreesNothing,
@@ -920,7 +950,8 @@ REGISTER_TYPED_TEST_SUITE_P(ManualContractTest,
                             ConcurrentRetainsAndFreesKeepTheCountExact,
                             ConcurrentCreateAndFreeOnManyThreadsBalances,
                             RacingFreesOfOneReferenceAreCountedExactly,
-                            ReferencesOfAnExitedThreadStayUsable);
+                            ReferencesOfAnExitedThreadStayUsable,
+    FreeingEveryOutputFreesTheGraph);
 
 #undef CUSTODY_MANUAL_PRELUDE
 

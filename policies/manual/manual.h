@@ -121,6 +121,15 @@
 // through any reference happens before the last free gives the TensorImpl
 // back (as c10's intrusive_ptr).
 
+// Note [Autograd under manual]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The graph holds +1s of its own on what it saved (Note [The graph holds core
+// references], core/autograd/meta.h), given back as backward passes each
+// node (unless retain_graph) or when the last reference to the outputs is
+// freed: freeing every output you made (the golden rule) frees the graph. An
+// output never freed keeps its graph, and the leak report names the op that
+// made the output. `grad()` is a +1 you free.
+
 #ifndef CUSTODY_POLICIES_MANUAL_MANUAL_H_
 #define CUSTODY_POLICIES_MANUAL_MANUAL_H_
 

@@ -940,6 +940,56 @@ TYPED_TEST_P(ScopeContractTest, SixteenThreadsOfTwoThousandStepsEndWithZeroLiveT
   EXPECT_EQ(TestFixture::bytes(), bytes0);
 }
 
+// ---- autograd (Note [Autograd under scope], policies/scope/scope.h) ----------------
+
+// The loss moved out of the step's scope keeps its graph: the scope's end disposes the
+// user's entries only, and backward after it reads what the graph saved.
+TYPED_TEST_P(ScopeContractTest, AGraphOutlivesTheScopeItWasBuiltInWhenItsLossMovesOut) {
+  using T = TypeParam;
+  T w = T::from_vector(std::vector<float>{1, 2, 3});
+  w.requires_grad_();
+  const int64_t live0 = TestFixture::live();
+  T loss;
+  {
+    auto step = scope::new_dispose_scope();
+    T x = T::from_vector(std::vector<float>{0.5f, 0.25f, 0.125f});
+    T y = x.mul(w).exp();
+    loss = y.sum().move_to_outer_dispose_scope();
+  }  // x, the product, y disposed; the graph keeps x and y's data
+  EXPECT_GT(TestFixture::live(), live0 + 1) << "the graph still holds what it saved";
+  loss.backward();
+  T g = w.grad();
+  const std::vector<float> got = g.template to_vector<float>();
+  const float x[] = {0.5f, 0.25f, 0.125f}, wv[] = {1, 2, 3};
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(got[static_cast<size_t>(i)], x[i] * std::exp(x[i] * wv[i]), 1e-5);
+  g.dispose();
+  loss.dispose();
+  EXPECT_EQ(TestFixture::live(), live0 + 1) << "the graph went with the loss; w's gradient stays";
+}
+
+// TorchSharp #1057, #1197: a parameter made outside the step's scope keeps its gradient
+// when the step's scope ends; a graph whose loss is not moved out goes with the scope.
+TYPED_TEST_P(ScopeContractTest, AParameterKeepsItsGradientWhenTheStepsScopeEnds) {
+  using T = TypeParam;
+  T w = T::from_vector(std::vector<float>{1, 2});
+  w.requires_grad_();
+  const int64_t live0 = TestFixture::live();
+  {
+    auto step = scope::new_dispose_scope();
+    T loss = w.mul(3.0).mul(w).sum();
+    loss.backward();
+  }
+  EXPECT_EQ(TestFixture::live(), live0 + 1) << "the step's tensors and graph went; w.grad stays";
+  T g = w.grad();
+  EXPECT_EQ(g.template to_vector<float>(), std::vector<float>({6, 12}));
+  EXPECT_TRUE(g.is_in_dispose_scope()) << "grad() is a fresh entry of the current scope";
+  {
+    auto step = scope::new_dispose_scope();
+    T unused = w.mul(w).exp().sum();  // a graph nobody runs backward through
+  }
+  EXPECT_EQ(TestFixture::live(), live0 + 1) << "its scope's end took the graph with it";
+}
+
 REGISTER_TYPED_TEST_SUITE_P(
     ScopeContractTest,
     TensorsCreatedInAScopeDieWithIt,
@@ -992,7 +1042,9 @@ REGISTER_TYPED_TEST_SUITE_P(
     AViewMovedOutKeepsTheStorageOfItsDisposedBase,
     ATensorHandedToAnotherThreadSurvivesTheFirstThreadsScope,
     ChangingAnotherThreadsScopeIsALifetimeError,
-    SixteenThreadsOfTwoThousandStepsEndWithZeroLiveTensors);
+    SixteenThreadsOfTwoThousandStepsEndWithZeroLiveTensors,
+    AGraphOutlivesTheScopeItWasBuiltInWhenItsLossMovesOut,
+    AParameterKeepsItsGradientWhenTheStepsScopeEnds);
 
 }  // namespace custody::testing
 

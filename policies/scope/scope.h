@@ -107,6 +107,20 @@
 //    undisposed entry one), whether lent or not.
 
 
+// Note [Autograd under scope]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// What a graph saved is registered in no scope (Note [The graph holds core
+// references], core/autograd/meta.h). A scope that ends while a graph built
+// inside it is still reachable (its loss moved out with
+// move_to_outer_dispose_scope) disposes only the user's entries: the graph
+// keeps what it saved until the loss goes, so backward after the scope is a
+// correct program, not a use after free (docs/autograd.md says why this and
+// not a LifetimeError). When nothing is moved out, the scope's end disposes
+// the outputs' entries and the graph goes with them. A leaf's gradient
+// belongs to the leaf, not to the scope that ran backward: a parameter made
+// outside the step's scope keeps its gradient when the step's scope ends
+// (TorchSharp #1057, #1197). `grad()` is a fresh entry of the current scope.
+
 #ifndef CUSTODY_POLICIES_SCOPE_SCOPE_H_
 #define CUSTODY_POLICIES_SCOPE_SCOPE_H_
 

@@ -519,6 +519,29 @@ TYPED_TEST_P(TensorPtrContractTest, FromBlobWithDeleterRunsItOnceWhenTheLastRefe
 
 // CUSTODY_TP_PRELUDE stays defined for maker_suite.h, which includes this header.
 
+// ---- autograd (Note [Autograd under tensor_ptr], policies/tensor_ptr/tensor_ptr.h) ---
+
+// pytorch/pytorch #4890: a loss kept keeps its graph; reset() or detach() lets it go.
+TYPED_TEST_P(TensorPtrContractTest, AKeptLossKeepsItsGraph) {
+  using T = TypeParam;
+  auto live = [] { return ConformanceTest<T>::stats().live_tensors; };
+  T x = T::from_vector(std::vector<float>{1, 2, 3});
+  x.requires_grad_();
+  const int64_t live0 = live();
+  T total = x.exp().sum();
+  EXPECT_EQ(live(), live0 + 2) << "the loss, and the view of exp's output its graph saved";
+  T kept = total.detach();
+  EXPECT_FALSE(kept.requires_grad());
+  total.reset();
+  EXPECT_EQ(live(), live0 + 1) << "the detached loss holds no graph";
+  T again = x.mul(2.0).sum();
+  T g_before = x.grad();
+  EXPECT_EQ(g_before, nullptr);
+  again.backward();
+  EXPECT_EQ(x.grad().template to_vector<float>(), std::vector<float>({2, 2, 2}));
+  EXPECT_EQ(x.grad().use_count(), 2) << "grad() shares the leaf's gradient";
+}
+
 REGISTER_TYPED_TEST_SUITE_P(
     TensorPtrContractTest,
     OwnedTensorIsOneBackendAllocationAndFreedByTheLastTensorPtr,
@@ -532,7 +555,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     ViewKeepsTheDataAliveAfterTheOriginalIsReset, ViewWithNewSizesReinterpretsTheData,
     ViewLargerThanTheStorageIsAShapeError, ViewInheritsDtypeAndShapeDynamism,
     CloneOwnsAnIndependentCopy, CloneOfNonOwnedDataOwnsACopy, ResizeIsSeenByEveryCopyButNotByViews,
-    FromBlobWithDeleterRunsItOnceWhenTheLastReferenceGoes);
+    FromBlobWithDeleterRunsItOnceWhenTheLastReferenceGoes,
+    AKeptLossKeepsItsGraph);
 
 }  // namespace custody::testing
 

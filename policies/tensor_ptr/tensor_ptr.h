@@ -33,6 +33,15 @@
 // fresh tensor is one block for its TensorImpl and owning Storage (Note [One
 // allocation per tensor], core/tensor_impl.h) and its data.
 
+// Note [Autograd under tensor_ptr]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A graph lives while some TensorPtr to one of its outputs does (the
+// output's TensorImpl holds the node that made it, and the node holds what it
+// saved: Note [The graph holds core references], core/autograd/meta.h), as in
+// PyTorch: a loss kept across iterations keeps its whole graph; reset() it or
+// keep `loss.detach()`. `grad()` is a TensorPtr sharing the leaf's gradient,
+// which the next backward accumulates into in place.
+
 #ifndef CUSTODY_POLICIES_TENSOR_PTR_TENSOR_PTR_H_
 #define CUSTODY_POLICIES_TENSOR_PTR_TENSOR_PTR_H_
 

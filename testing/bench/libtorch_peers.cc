@@ -100,6 +100,17 @@ void add_inference_mode(benchmark::State& state, int64_t numel) {
   }
 }
 
+void mul_backward(benchmark::State& state, int64_t numel) {
+  warm_up();
+  at::Tensor x = randn({numel}, 1).requires_grad_();
+  at::Tensor w = randn({numel}, 2);
+  for (auto _ : state) {
+    at::Tensor y = (x * w).sum();
+    y.backward();
+    benchmark::DoNotOptimize(y);
+  }
+}
+
 void add_out(benchmark::State& state, int64_t numel) {
   warm_up();
   at::Tensor a = randn({numel}, 1), b = randn({numel}, 2);

@@ -44,7 +44,10 @@ void create_keep(benchmark::State& state, int64_t k);
 // ---- elementwise (1-D of `numel`) ----
 void add(benchmark::State& state, int64_t numel);               // c = a + b, fresh c
 void add_inference_mode(benchmark::State& state, int64_t numel);  // the same under c10::InferenceMode
-void add_out(benchmark::State& state, int64_t numel);           // at::add_out(c, a, b), c preallocated
+void add_out(benchmark::State& state, int64_t numel);
+// ---- autograd ----
+// y = (x * w).sum() with x requiring grad, then y.backward() (x.grad accumulates in place).
+void mul_backward(benchmark::State& state, int64_t numel);           // at::add_out(c, a, b), c preallocated
 void add_in_place(benchmark::State& state, int64_t numel);      // a.add_(b)
 
 // ---- linear algebra and reductions ----

@@ -215,6 +215,31 @@ HostTensor oracle(const std::string& op, const std::vector<HostTensor>& inputs,
   }
 }
 
+std::vector<HostTensor> oracle_grad(const std::string& op, const std::vector<HostTensor>& inputs,
+                                    const HostTensor& grad_output, const OracleArgs& args) {
+  try {
+    std::vector<at::Tensor> in;
+    for (const HostTensor& h : inputs) {
+      at::Tensor t = to_tensor(h);
+      if (t.is_floating_point()) t.set_requires_grad(true);
+      in.push_back(t);
+    }
+    const at::Tensor y = dispatch_tensors<Aten>(op, in, args);
+    y.backward(to_tensor(grad_output));
+    std::vector<HostTensor> out;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i].requires_grad() && in[i].grad().defined()) {
+        out.push_back(from_tensor(in[i].grad()));
+      } else {
+        out.push_back(HostTensor{inputs[i].dtype, inputs[i].sizes, {}});
+      }
+    }
+    return out;
+  } catch (const c10::Error& e) {
+    throw std::runtime_error("oracle_grad(" + op + "): torch raised: " + e.what_without_backtrace());
+  }
+}
+
 std::vector<HostTensor> oracle_nn(const std::string& op, const std::vector<HostTensor>& inputs,
                                   const OracleArgs& args) {
   try {

@@ -127,6 +127,12 @@ HostTensor oracle(const std::string& op, const std::vector<HostTensor>& inputs,
 std::vector<HostTensor> oracle_nn(const std::string& op, const std::vector<HostTensor>& inputs,
                                   const OracleArgs& args = {});
 
+// The gradient of sum(op(inputs) * grad_output) with respect to each input, by
+// libtorch's autograd (the op and args as oracle()): one HostTensor per input,
+// of the input's dtype and sizes, with no values for an input that is not of a
+// floating dtype or that no gradient reached.
+std::vector<HostTensor> oracle_grad(const std::string& op, const std::vector<HostTensor>& inputs,
+                                    const HostTensor& grad_output, const OracleArgs& args = {});
 // True when `ours` has ref's dtype and sizes and every value is within
 // atol + rtol * |ref| (NaN matches NaN, an infinity matches the same infinity).
 // The failure message lists the first mismatches with their row-major index.

@@ -48,13 +48,17 @@ inline void need_inputs(const std::string& op, const std::vector<HostTensor>& in
   }
 }
 
+// Runs `op` on tensors already made (oracle_grad marks them as requiring grad first).
 template <class E>
-typename E::Tensor dispatch(const std::string& op, const std::vector<HostTensor>& inputs,
-                            const OracleArgs& args) {
-  std::vector<typename E::Tensor> in;
-  in.reserve(inputs.size());
-  for (const HostTensor& h : inputs) in.push_back(E::to_tensor(h));
-  const auto need = [&](size_t n) { need_inputs(op, inputs, n); };
+typename E::Tensor dispatch_tensors(const std::string& op, const std::vector<typename E::Tensor>& in,
+                                    const OracleArgs& args) {
+  const auto need = [&](size_t n) {
+    if (in.size() != n) {
+      std::ostringstream os;
+      os << "oracle(" << op << "): expected " << n << " inputs, got " << in.size();
+      throw std::runtime_error(os.str());
+    }
+  };
 
   if (E::is_binary(op)) {
     if (args.scalar) {  // tensor-scalar, or scalar-tensor with args.scalar_first
@@ -114,6 +118,15 @@ typename E::Tensor dispatch(const std::string& op, const std::vector<HostTensor>
     return E::to(in[0], args.dtype);
   }
   throw std::runtime_error("oracle: unknown op '" + op + "'");
+}
+
+template <class E>
+typename E::Tensor dispatch(const std::string& op, const std::vector<HostTensor>& inputs,
+                            const OracleArgs& args) {
+  std::vector<typename E::Tensor> in;
+  in.reserve(inputs.size());
+  for (const HostTensor& h : inputs) in.push_back(E::to_tensor(h));
+  return dispatch_tensors<E>(op, in, args);
 }
 
 }  // namespace custody::testing

@@ -28,6 +28,7 @@ namespace {
 
 using Ref = BasicTensor<tensor_ptr::Policy, Onednn>;
 using RefOps = internal::Ops<Onednn>;
+using Grad = autograd::internal::Functions<Ref>;
 
 // A custody tensor holding `h`'s values (contiguous, row-major, of h.dtype).
 Ref to_tensor(const HostTensor& h) {
@@ -125,14 +126,24 @@ struct OnednnEngine {
   using Tensor = Ref;
   static Ref to_tensor(const HostTensor& h) { return testing::to_tensor(h); }
   static bool is_binary(const std::string& op) { return binaries().count(op) != 0; }
+  // The op layer directly, recording for oracle_grad as the tensor's own ops do.
   static Ref binary(const std::string& op, const Ref& a, const Ref& b) {
-    return Ref::adopt(RefOps::binary(binaries().at(op), a.impl(), b.impl()));
+    const BinaryOp code = binaries().at(op);
+    Ref out = Ref::adopt(RefOps::binary(code, a.impl(), b.impl()));
+    if (autograd::internal::wants_grad(a.impl(), b.impl())) Grad::binary(code, a.impl(), b.impl(), out.impl());
+    return out;
   }
   // The op layer's tensor-scalar form, which has every op scalar-first too
   // (what `s - t` and `s / t` call): torch's promotion with a wrapped number,
   // and pow(tensor, scalar)'s check of integral exponents.
   static Ref binary_scalar(const std::string& op, const Ref& a, const OracleArgs& args) {
-    return Ref::adopt(RefOps::binary(binaries().at(op), a.impl(), scalar_of(args), args.scalar_first));
+    const BinaryOp code = binaries().at(op);
+    const Scalar s = scalar_of(args);
+    Ref out = Ref::adopt(RefOps::binary(code, a.impl(), s, args.scalar_first));
+    if (autograd::internal::wants_grad(a.impl())) {
+      Grad::binary_scalar(code, a.impl(), s, args.scalar_first, out.impl());
+    }
+    return out;
   }
   template <class Other>
   static Ref in_place(const std::string& op, const Ref& self, const Other& other) {
@@ -155,7 +166,9 @@ struct OnednnEngine {
                           : op == "max"  ? ReduceOp::kMax
                                          : ReduceOp::kMin;
     const IntSpan dims(args.dims.data(), args.dims.size());
-    return Ref::adopt(RefOps::reduce(code, x.impl(), dims, args.keepdim));
+    Ref out = Ref::adopt(RefOps::reduce(code, x.impl(), dims, args.keepdim));
+    if (autograd::internal::wants_grad(x.impl())) Grad::reduce(code, x.impl(), dims, args.keepdim, out.impl());
+    return out;
   }
   static Ref arg_reduce(bool max, const Ref& x, std::optional<int64_t> dim, bool keepdim) {
     return max ? x.argmax(dim, keepdim) : x.argmin(dim, keepdim);
@@ -215,6 +228,32 @@ HostTensor onednn_oracle(const std::string& op, const std::vector<HostTensor>& i
     return host_of(dispatch<OnednnEngine>(op, inputs, args));
   } catch (const Error& e) {
     throw std::runtime_error("oracle(" + op + "): custody (onednn) raised: " + e.what());
+  }
+}
+
+std::vector<HostTensor> onednn_oracle_grad(const std::string& op, const std::vector<HostTensor>& inputs,
+                                           const HostTensor& grad_output, const OracleArgs& args) {
+  try {
+    std::vector<Ref> in;
+    for (const HostTensor& h : inputs) {
+      Ref t = to_tensor(h);
+      if (is_floating_point(t.scalar_type())) t.requires_grad_();
+      in.push_back(t);
+    }
+    const Ref y = dispatch_tensors<OnednnEngine>(op, in, args);
+    y.backward(to_tensor(grad_output));
+    std::vector<HostTensor> out;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const Ref g = in[i].grad();
+      if (g.defined()) {
+        out.push_back(host_of(g));
+      } else {
+        out.push_back(HostTensor{inputs[i].dtype, inputs[i].sizes, {}});
+      }
+    }
+    return out;
+  } catch (const Error& e) {
+    throw std::runtime_error("oracle_grad(" + op + "): custody (onednn) raised: " + e.what());
   }
 }
 

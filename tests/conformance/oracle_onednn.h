@@ -36,6 +36,10 @@ namespace custody::testing {
 HostTensor onednn_oracle(const std::string& op, const std::vector<HostTensor>& inputs,
                          const OracleArgs& args = {});
 
+// oracle_grad(op, inputs, grad_output, args) by custody's autograd on its oneDNN backend.
+std::vector<HostTensor> onednn_oracle_grad(const std::string& op, const std::vector<HostTensor>& inputs,
+                                           const HostTensor& grad_output, const OracleArgs& args = {});
+
 // oracle_nn(op, inputs, args) on custody's oneDNN backend.
 std::vector<HostTensor> onednn_oracle_nn(const std::string& op,
                                          const std::vector<HostTensor>& inputs,

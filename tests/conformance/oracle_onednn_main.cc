@@ -14,6 +14,11 @@ HostTensor oracle(const std::string& op, const std::vector<HostTensor>& inputs,
   return onednn_oracle(op, inputs, args);
 }
 
+std::vector<HostTensor> oracle_grad(const std::string& op, const std::vector<HostTensor>& inputs,
+                                    const HostTensor& grad_output, const OracleArgs& args) {
+  return onednn_oracle_grad(op, inputs, grad_output, args);
+}
+
 std::vector<HostTensor> oracle_nn(const std::string& op, const std::vector<HostTensor>& inputs,
                                   const OracleArgs& args) {
   return onednn_oracle_nn(op, inputs, args);

@@ -1,7 +1,8 @@
 // Copyright 2026 The custody Authors.
 //
 // Allocation-failure injection (Note [Allocation-failure injection],
-// core/reclaim.cc): each workload of the compare tool (mlp training steps,
+// core/reclaim.cc): each workload of the compare tool (mlp training steps, by
+// hand and through the tape,
 // llama tokens, an ops round; small configurations, the same code paths) under
 // each policy of ALL_POLICIES on every backend a test runs without a GPU
 // (//custody/lists:test_backends: onednn, aten, opaque), with its k-th tensor
@@ -37,6 +38,7 @@
 #include "workloads/llama/runners.h"
 #include "workloads/mlp/mlp.h"
 #include "workloads/mlp/runners.h"
+#include "workloads/mlp_autograd/runners.h"
 #include "workloads/ops/ops.h"
 #include "workloads/ops/runners.h"
 
@@ -225,11 +227,18 @@ ops::OpsData small_ops() {
 }
 
 TEST(FailureInjection, Mlp) { every_policy<mlp::RunnerFor>(kData, "mlp", small_mlp(), /*steps=*/3); }
+// Forward and backward through the tape: a failure in either leaves no graph behind.
+TEST(FailureInjection, MlpAutograd) {
+  every_policy<mlp_autograd::RunnerFor>(kData, "mlp_autograd", small_mlp(), /*steps=*/2);
+}
 TEST(FailureInjection, Llama) { every_policy<llama::RunnerFor>(kData, "llama", small_llama(), /*steps=*/3); }
 TEST(FailureInjection, Ops) { every_policy<ops::RunnerFor>(kData, "ops", small_ops(), /*steps=*/2); }
 
 TEST(FailureInjection, MlpMetadata) {
   every_policy<mlp::RunnerFor>(kMetadata, "mlp", small_mlp(), /*steps=*/3);
+}
+TEST(FailureInjection, MlpAutogradMetadata) {
+  every_policy<mlp_autograd::RunnerFor>(kMetadata, "mlp_autograd", small_mlp(), /*steps=*/2);
 }
 TEST(FailureInjection, LlamaMetadata) {
   every_policy<llama::RunnerFor>(kMetadata, "llama", small_llama(), /*steps=*/3);

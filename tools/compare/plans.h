@@ -29,6 +29,8 @@
 #include "workloads/llama/runners.h"
 #include "workloads/mlp/mlp.h"
 #include "workloads/mlp/runners.h"
+#include "workloads/mlp_autograd/mlp_autograd.h"
+#include "workloads/mlp_autograd/runners.h"
 #include "workloads/ops/ops.h"
 #include "workloads/ops/runners.h"
 #include "workloads/serve/runners.h"
@@ -88,6 +90,27 @@ WorkloadPlan mlp_plan(const Options& /*o*/, int64_t steps) {
   p.contenders = policy_contenders<B, Policies, mlp::RunnerFor>(d);
   if constexpr (kLibtorchPeer) {
     p.contenders.push_back({"libtorch", "", [d] { return mlp::make_libtorch_trainer(*d); }});
+  }
+  p.data = data;
+  return p;
+}
+
+// mlp's training with the gradients taken by the tape; its peer is libtorch's autograd.
+template <class B, class Policies, bool kLibtorchPeer>
+WorkloadPlan mlp_autograd_plan(const Options& /*o*/, int64_t steps) {
+  namespace mlp_autograd = workloads::mlp_autograd;
+  auto data = std::make_shared<const mlp_autograd::MlpData>(mlp_autograd::make_data(mlp_autograd::MlpConfig{}));
+  const mlp_autograd::MlpData* d = data.get();
+  WorkloadPlan p;
+  p.name = "mlp_autograd";
+  p.unit = "training step";
+  p.description = "mlp's 2-layer MLP 128-512-10, batch 128, gradients by the tape (loss.backward()), SGD";
+  p.steps = steps;
+  const mlp_autograd::MlpConfig& c = d->config;
+  p.shapes = {{"features", c.features}, {"hidden", c.hidden}, {"classes", c.classes}, {"batch", c.batch}};
+  p.contenders = policy_contenders<B, Policies, mlp_autograd::RunnerFor>(d);
+  if constexpr (kLibtorchPeer) {
+    p.contenders.push_back({"libtorch", "", [d] { return mlp_autograd::make_libtorch_trainer(*d); }});
   }
   p.data = data;
   return p;
@@ -185,7 +208,7 @@ inline std::vector<int> serve_workers(const Options& o) {
   return o.quick ? std::vector<int>{2} : std::vector<int>{1, 2, 4};
 }
 
-// Registers mlp, llama, ops and serve on B under every policy of Policies (a
+// Registers mlp, mlp_autograd, llama, ops and serve on B under every policy of Policies (a
 // TypeList, custody/lists/type_list.h; tools/compare/policies.h says which),
 // with the libtorch peer last unless !kLibtorchPeer, serve chosen as
 // `serve_selection` says; called once per backend by the translation unit
@@ -202,6 +225,9 @@ bool register_builtin_workloads(Selection serve_selection = Selection::kDefault)
       {"llama", B::name, Selection::kDefault, 64, 8, one(&llama_plan<B, Policies, kLibtorchPeer>)});
   register_workload(
       {"ops", B::name, Selection::kDefault, 100, 10, one(&ops_plan<B, Policies, kLibtorchPeer>)});
+  // Run when named (--workloads=mlp_autograd), until its live set is in compare_test's table.
+  register_workload({"mlp_autograd", B::name, Selection::kWhenNamed, 200, 20,
+                     one(&mlp_autograd_plan<B, Policies, kLibtorchPeer>)});
   register_workload({"serve", B::name, serve_selection, 100, 20, [](const Options& o, int64_t steps) {
                        std::vector<WorkloadPlan> out;
                        for (int workers : serve_workers(o)) {
