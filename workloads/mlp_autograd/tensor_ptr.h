@@ -33,9 +33,11 @@ class HandleTrainer final : public Trainer {
     [[maybe_unused]] Region region;
     const MlpConfig& c = d_.config;
     {
-      Temporary<T> x = T::from_vector(batch_x(d_), {c.batch, c.features});
-      Temporary<T> y = T::from_vector(batch_y(d_), {c.batch, c.classes});
-      Temporary<T> loss = loss_of(*m_, *x, *y, c.batch);
+      Temporary<T> loss = [&] {
+        Temporary<T> x = T::from_vector(batch_x(d_), {c.batch, c.features});
+        Temporary<T> y = T::from_vector(batch_y(d_), {c.batch, c.classes});
+        return loss_of(*m_, *x, *y, c.batch);
+      }();  // the batch's handles go here: the graph keeps what backward needs of it, until then
       loss_ = loss->template item<float>();
       loss->backward();
     }  // the loss, and with it the graph, goes here
