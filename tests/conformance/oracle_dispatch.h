@@ -40,25 +40,22 @@
 
 namespace custody::testing {
 
-inline void need_inputs(const std::string& op, const std::vector<HostTensor>& in, size_t n) {
-  if (in.size() != n) {
+inline void need_count(const std::string& op, size_t have, size_t n) {
+  if (have != n) {
     std::ostringstream os;
-    os << "oracle(" << op << "): expected " << n << " inputs, got " << in.size();
+    os << "oracle(" << op << "): expected " << n << " inputs, got " << have;
     throw std::runtime_error(os.str());
   }
+}
+inline void need_inputs(const std::string& op, const std::vector<HostTensor>& in, size_t n) {
+  need_count(op, in.size(), n);
 }
 
 // Runs `op` on tensors already made (oracle_grad marks them as requiring grad first).
 template <class E>
 typename E::Tensor dispatch_tensors(const std::string& op, const std::vector<typename E::Tensor>& in,
                                     const OracleArgs& args) {
-  const auto need = [&](size_t n) {
-    if (in.size() != n) {
-      std::ostringstream os;
-      os << "oracle(" << op << "): expected " << n << " inputs, got " << in.size();
-      throw std::runtime_error(os.str());
-    }
-  };
+  const auto need = [&](size_t n) { need_count(op, in.size(), n); };
 
   if (E::is_binary(op)) {
     if (args.scalar) {  // tensor-scalar, or scalar-tensor with args.scalar_first

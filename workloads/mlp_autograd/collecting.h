@@ -43,13 +43,7 @@ class CollectingTrainer final : public Trainer {
     T loss = total.div(-static_cast<double>(c.batch));
     loss_ = loss.template item<float>();
     loss.backward();
-    {
-      NoGradGuard no_grad;
-      for (const T* p : {&m_->fc1.weight(), &m_->fc1.bias(), &m_->fc2.weight(), &m_->fc2.bias()}) {
-        T updated = p->sub_(p->grad().mul(c.lr));
-      }
-    }
-    m_->vs.zero_grad();
+    sgd_step(*m_, c.lr);
     ++step_;
     if (mode_ == CollectMode::kCollectEveryStep) Idiom::collect();
   }
