@@ -35,6 +35,8 @@
 #include "workloads/ops/runners.h"
 #include "workloads/serve/runners.h"
 #include "workloads/serve/serve.h"
+#include "workloads/train/runners.h"
+#include "workloads/train/train.h"
 
 namespace custody::compare {
 
@@ -111,6 +113,32 @@ WorkloadPlan mlp_autograd_plan(const Options& /*o*/, int64_t steps) {
   p.contenders = policy_contenders<B, Policies, mlp_autograd::RunnerFor>(d);
   if constexpr (kLibtorchPeer) {
     p.contenders.push_back({"libtorch", "", [d] { return mlp_autograd::make_libtorch_trainer(*d); }});
+  }
+  p.data = data;
+  return p;
+}
+
+// A llama-shaped language model trained by the tape with AdamW; its peer is
+// libtorch's autograd with torch::optim::AdamW.
+template <class B, class Policies, bool kLibtorchPeer>
+WorkloadPlan train_plan(const Options& /*o*/, int64_t steps) {
+  namespace train = workloads::train;
+  auto data = std::make_shared<const train::TrainData>(train::make_data(train::TrainConfig{}));
+  const train::TrainData* d = data.get();
+  const train::TrainConfig& c = d->config;
+  WorkloadPlan p;
+  p.name = "train";
+  p.unit = "training step";
+  p.description = absl::StrFormat(
+      "llama-shaped LM dim %d, %d layers, %d heads, vocab %d, seq %d, batch %d, dropout %g, "
+      "gradients by the tape, AdamW",
+      c.dim, c.n_layers, c.n_heads, c.vocab, c.seq, c.batch, c.dropout);
+  p.steps = steps;
+  p.shapes = {{"dim", c.dim},     {"hidden_dim", c.hidden_dim}, {"n_layers", c.n_layers}, {"n_heads", c.n_heads},
+              {"vocab", c.vocab}, {"seq", c.seq},               {"batch", c.batch}};
+  p.contenders = policy_contenders<B, Policies, train::RunnerFor>(d);
+  if constexpr (kLibtorchPeer) {
+    p.contenders.push_back({"libtorch", "", [d] { return train::make_libtorch_trainer(*d); }});
   }
   p.data = data;
   return p;
@@ -208,7 +236,7 @@ inline std::vector<int> serve_workers(const Options& o) {
   return o.quick ? std::vector<int>{2} : std::vector<int>{1, 2, 4};
 }
 
-// Registers mlp, mlp_autograd, llama, ops and serve on B under every policy of Policies (a
+// Registers mlp, mlp_autograd, train, llama, ops and serve on B under every policy of Policies (a
 // TypeList, custody/lists/type_list.h; tools/compare/policies.h says which),
 // with the libtorch peer last unless !kLibtorchPeer, serve chosen as
 // `serve_selection` says; called once per backend by the translation unit
@@ -225,9 +253,10 @@ bool register_builtin_workloads(Selection serve_selection = Selection::kDefault)
       {"llama", B::name, Selection::kDefault, 64, 8, one(&llama_plan<B, Policies, kLibtorchPeer>)});
   register_workload(
       {"ops", B::name, Selection::kDefault, 100, 10, one(&ops_plan<B, Policies, kLibtorchPeer>)});
-  // Run when named (--workloads=mlp_autograd), until its live set is in compare_test's table.
+  // Run when named (--workloads=mlp_autograd, train), until its live set is in compare_test's table.
   register_workload({"mlp_autograd", B::name, Selection::kWhenNamed, 200, 20,
                      one(&mlp_autograd_plan<B, Policies, kLibtorchPeer>)});
+  register_workload({"train", B::name, Selection::kWhenNamed, 50, 5, one(&train_plan<B, Policies, kLibtorchPeer>)});
   register_workload({"serve", B::name, serve_selection, 100, 20, [](const Options& o, int64_t steps) {
                        std::vector<WorkloadPlan> out;
                        for (int workers : serve_workers(o)) {
