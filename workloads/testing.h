@@ -11,7 +11,8 @@
 // The runner is made, handed to the check, finished; then the backend's live
 // tensors and bytes must be back where they were (after the policy's Reap:
 // under gc a collection, and disposing what the conservative scan still holds
-// of what the run made on any thread).
+// of what the run made on any thread), and no graph node may be left
+// (autograd::live_nodes).
 
 #ifndef CUSTODY_WORKLOADS_TESTING_H_
 #define CUSTODY_WORKLOADS_TESTING_H_
@@ -22,6 +23,7 @@
 #include "custody/lists/all_policies.h"
 #include "custody/lists/all_host_backends.h"
 #include "core/policy_idiom.h"
+#include "core/tensor.h"
 #include "custody/lists/type_list.h"
 #include "workloads/workload.h"
 
@@ -31,6 +33,7 @@ template <class P, class R, class B, class Data, class Check>
 void run_one(const std::string& name, const Data& data, const RunOptions& options, Check& check) {
   SCOPED_TRACE(name + " on " + B::name);
   const StatsSnapshot before = B::stats().snapshot();
+  const int64_t nodes_before = custody::autograd::live_nodes();
   {
     // On any thread: a runner's threads (serve's workers) have ended with its finish().
     [[maybe_unused]] typename custody::PolicyIdiom<P>::Reap reap(custody::kAllThreads);
@@ -44,6 +47,7 @@ void run_one(const std::string& name, const Data& data, const RunOptions& option
   const StatsSnapshot after = B::stats().snapshot();
   EXPECT_EQ(after.live_tensors, before.live_tensors) << "tensors left after finish()";
   EXPECT_EQ(after.bytes_in_use, before.bytes_in_use) << "bytes left after finish()";
+  EXPECT_EQ(custody::autograd::live_nodes(), nodes_before) << "graph nodes left after finish()";
 }
 
 // RunnerFor<P, B>: the workload's runners.h.

@@ -88,7 +88,14 @@ struct Edge {
 class Node : public RefCounted {
  public:
   static void Destroy(Node* n) { delete n; }
-  virtual ~Node() = default;
+  Node() { live_nodes_counter().fetch_add(1, std::memory_order_relaxed); }
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  virtual ~Node() { live_nodes_counter().fetch_sub(1, std::memory_order_relaxed); }
+  static std::atomic<int64_t>& live_nodes_counter() {
+    static std::atomic<int64_t> n{0};
+    return n;
+  }
 
   // The op's name ("mul", "matmul"), for errors and the report.
   virtual const char* name() const = 0;
@@ -109,6 +116,19 @@ struct AutogradMeta {
   Ref<Node> grad_fn;  // null for a leaf
   ImplRef grad;       // a leaf's accumulated gradient (null before any backward)
 };
+
+}  // namespace autograd::internal
+
+namespace autograd {
+// Graph nodes alive in this process, on every thread: what a graph nobody
+// freed holds besides its saved tensors (the workloads' tests check that a
+// run leaves none; the train workload's pathologies report it).
+inline int64_t live_nodes() {
+  return internal::Node::live_nodes_counter().load(std::memory_order_relaxed);
+}
+}  // namespace autograd
+
+namespace autograd::internal {
 
 inline bool requires_grad(const TensorImpl& t) {
   const AutogradMeta* m = t.autograd_meta();

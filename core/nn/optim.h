@@ -12,8 +12,10 @@
 // The optimizer's state (momentum buffers, AdamW's two moments) lives in a
 // VarStore of its own, made outside any dispose scope at the first step that
 // needs it, as torch.optim makes it lazily; its allocations are the
-// "optimizer_state" category of a memory history (core/stats.h). The
-// parameters' store must outlive the optimizer.
+// "optimizer_state" category of a memory history (core/stats.h). `step()`
+// gives back every temporary it makes, so it needs no dispose scope open
+// under scope (as torch's optimizer.step() in TorchSharp). The parameters'
+// store must outlive the optimizer.
 
 #ifndef CUSTODY_CORE_NN_OPTIM_H_
 #define CUSTODY_CORE_NN_OPTIM_H_
@@ -71,6 +73,7 @@ class Sgd {
 
   void step() {
     NoGradGuard no_grad;
+    [[maybe_unused]] typename PolicyTraits<typename T::policy_type>::Unscoped allow;  // every temporary is given back here
     for (const std::string& name : params_.names()) {
       const T p = params_.get(name);
       Temporary<T> g = p.grad();
@@ -127,6 +130,7 @@ class AdamW {
 
   void step() {
     NoGradGuard no_grad;
+    [[maybe_unused]] typename PolicyTraits<typename T::policy_type>::Unscoped allow;  // every temporary is given back here
     ++steps_;
     const double t = static_cast<double>(steps_);
     const double step_size = o_.lr / (1 - std::pow(o_.beta1, t));

@@ -176,5 +176,26 @@ TEST(Optimizers, StateIsMadeAtTheFirstStepAndBadHyperparametersAreRefused) {
   });
 }
 
+// backward(create_graph=true) leaves each parameter a gradient whose graph
+// holds the parameter (pytorch #4661); the store drops the gradients of the
+// parameters it lets go, so the cycle goes with the store.
+TEST(VarStore, ClearingTheStoreFreesTheCreateGraphCycle) {
+  for_each_backend([&]<class T>() {
+    using B = typename T::backend_type;
+    const StatsSnapshot before = B::stats().snapshot();
+    const int64_t nodes = autograd::live_nodes();
+    {
+      VarStore<T> vs;
+      const T w = vs.from_vector("w", values(6, 3), std::vector<int64_t>{2, 3});
+      vs.requires_grad_();
+      w.mul(w).sum().backward({}, std::nullopt, /*create_graph=*/true);
+      EXPECT_STREQ(w.grad().grad_fn_name(), "add") << "d sum(w*w) / dw = g*w + g*w, recorded";
+      EXPECT_GT(autograd::live_nodes(), nodes);
+    }
+    EXPECT_EQ(autograd::live_nodes(), nodes);
+    EXPECT_EQ(B::stats().snapshot().live_tensors, before.live_tensors);
+  });
+}
+
 }  // namespace
 }  // namespace custody::nn

@@ -118,21 +118,39 @@ WorkloadPlan mlp_autograd_plan(const Options& /*o*/, int64_t steps) {
   return p;
 }
 
-// A llama-shaped language model trained by the tape with AdamW; its peer is
-// libtorch's autograd with torch::optim::AdamW.
-template <class B, class Policies, bool kLibtorchPeer>
+// A llama-shaped language model trained by the tape with AdamW, plainly or as
+// one of the graph pathologies (workloads/train/train.h, Pathology); its peer
+// is libtorch's autograd with torch::optim::AdamW.
+template <class B, class Policies, bool kLibtorchPeer, workloads::train::Pathology kPathology>
 WorkloadPlan train_plan(const Options& /*o*/, int64_t steps) {
   namespace train = workloads::train;
-  auto data = std::make_shared<const train::TrainData>(train::make_data(train::TrainConfig{}));
+  train::TrainConfig config;
+  config.pathology = kPathology;
+  auto data = std::make_shared<const train::TrainData>(train::make_data(config));
   const train::TrainData* d = data.get();
   const train::TrainConfig& c = d->config;
   WorkloadPlan p;
   p.name = "train";
+  if (kPathology != train::Pathology::kNone) p.variant = train::pathology_name(kPathology);
   p.unit = "training step";
+  std::string what;
+  switch (kPathology) {
+    case train::Pathology::kNone:
+      break;
+    case train::Pathology::kKeepLoss:
+      what = "; a running total of the losses kept without detach";
+      break;
+    case train::Pathology::kCreateGraph:
+      what = "; a gradient penalty by backward(create_graph=true)";
+      break;
+    case train::Pathology::kScopedGrads:
+      what = absl::StrFormat("; %d micro-batches a step, each in a region of its own", c.micro_batches);
+      break;
+  }
   p.description = absl::StrFormat(
       "llama-shaped LM dim %d, %d layers, %d heads, vocab %d, seq %d, batch %d, dropout %g, "
-      "gradients by the tape, AdamW",
-      c.dim, c.n_layers, c.n_heads, c.vocab, c.seq, c.batch, c.dropout);
+      "gradients by the tape, AdamW%s",
+      c.dim, c.n_layers, c.n_heads, c.vocab, c.seq, c.batch, c.dropout, what);
   p.steps = steps;
   p.shapes = {{"dim", c.dim},     {"hidden_dim", c.hidden_dim}, {"n_layers", c.n_layers}, {"n_heads", c.n_heads},
               {"vocab", c.vocab}, {"seq", c.seq},               {"batch", c.batch}};
@@ -253,10 +271,19 @@ bool register_builtin_workloads(Selection serve_selection = Selection::kDefault)
       {"llama", B::name, Selection::kDefault, 64, 8, one(&llama_plan<B, Policies, kLibtorchPeer>)});
   register_workload(
       {"ops", B::name, Selection::kDefault, 100, 10, one(&ops_plan<B, Policies, kLibtorchPeer>)});
-  // Run when named (--workloads=mlp_autograd, train), until its live set is in compare_test's table.
+  // Run when named (--workloads=mlp_autograd, train and its pathologies keep_loss, create_graph,
+  // scoped_grads), until its live set is in compare_test's table.
   register_workload({"mlp_autograd", B::name, Selection::kWhenNamed, 200, 20,
                      one(&mlp_autograd_plan<B, Policies, kLibtorchPeer>)});
-  register_workload({"train", B::name, Selection::kWhenNamed, 50, 5, one(&train_plan<B, Policies, kLibtorchPeer>)});
+  using workloads::train::Pathology;
+  register_workload({"train", B::name, Selection::kWhenNamed, 50, 5,
+                     one(&train_plan<B, Policies, kLibtorchPeer, Pathology::kNone>)});
+  register_workload({"keep_loss", B::name, Selection::kWhenNamed, 50, 5,
+                     one(&train_plan<B, Policies, kLibtorchPeer, Pathology::kKeepLoss>)});
+  register_workload({"create_graph", B::name, Selection::kWhenNamed, 50, 5,
+                     one(&train_plan<B, Policies, kLibtorchPeer, Pathology::kCreateGraph>)});
+  register_workload({"scoped_grads", B::name, Selection::kWhenNamed, 50, 5,
+                     one(&train_plan<B, Policies, kLibtorchPeer, Pathology::kScopedGrads>)});
   register_workload({"serve", B::name, serve_selection, 100, 20, [](const Options& o, int64_t steps) {
                        std::vector<WorkloadPlan> out;
                        for (int workers : serve_workers(o)) {

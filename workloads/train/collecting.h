@@ -35,19 +35,40 @@ class CollectingTrainer final : public Trainer {
 
   void step() override {
     const TrainConfig& c = d_.config;
-    const Batch b = d_.batch(step_);
-    T inputs = T::from_vector(b.inputs, {c.batch, c.seq});
-    T targets = T::from_vector(b.targets, {c.batch, c.seq});
-    T loss = m_->loss(inputs, targets);
-    loss_ = loss.template item<float>();
-    loss.backward();
+    if (c.pathology == Pathology::kScopedGrads) {  // no regions here: micro-batches, then the step
+      double total = 0;
+      for (int64_t k = 0; k < c.micro_batches; ++k) {
+        T loss = batch_loss(*m_, d_, step_ * c.micro_batches + k);
+        total += loss.template item<float>();
+        loss.div(static_cast<double>(c.micro_batches)).backward();
+      }
+      loss_ = total / static_cast<double>(c.micro_batches);
+    } else {
+      if (c.pathology == Pathology::kCreateGraph) opt_->zero_grad();  // torch's order: clear, backward, step
+      T loss = batch_loss(*m_, d_, step_);
+      loss_ = loss.template item<float>();
+      if (c.pathology == Pathology::kKeepLoss) {
+        if (running_.empty()) {
+          running_.push_back(loss);
+        } else {
+          running_[0] = running_[0].add(loss);
+        }
+        loss.backward();
+      } else if (c.pathology == Pathology::kCreateGraph) {
+        loss.backward({}, std::nullopt, /*create_graph=*/true);
+        gradient_penalty(m_->vs, c.penalty).backward();
+      } else {
+        loss.backward();
+      }
+    }
     opt_->step();
-    opt_->zero_grad();
+    if (c.pathology != Pathology::kCreateGraph) opt_->zero_grad();
     ++step_;
     if (mode_ == CollectMode::kCollectEveryStep) Idiom::collect();
   }
 
   void finish() override {
+    HandleVector<T>().swap(running_);  // its buffer too: a collector scans all of it
     opt_.reset();
     m_.reset();
     trigger_.reset();
@@ -60,6 +81,7 @@ class CollectingTrainer final : public Trainer {
   std::optional<typename Idiom::PressureTrigger> trigger_;
   std::unique_ptr<TrainModel<T>> m_;
   std::unique_ptr<nn::AdamW<T>> opt_;
+  HandleVector<T> running_;  // keep_loss: the losses' running total, with its graph (where a collector sees it)
 };
 
 }  // namespace custody::workloads::train

@@ -5,7 +5,8 @@
 // manual): every handle in a Temporary, the step inside the region the
 // policy's idiom needs open (a dispose scope under scope). The graph goes
 // with the loss, after backward; AdamW's state lives in a store of its own,
-// outside the step's region.
+// outside the step's region. The pathologies (train.h) as a user of such a
+// policy writes them: keep_loss persists its running total out of the region.
 
 #ifndef CUSTODY_WORKLOADS_TRAIN_TENSOR_PTR_H_
 #define CUSTODY_WORKLOADS_TRAIN_TENSOR_PTR_H_
@@ -13,6 +14,7 @@
 #include <memory>
 
 #include "core/policy_idiom.h"
+#include "core/policy_traits.h"
 #include "core/random.h"
 #include "policies/tensor_ptr/tensor_ptr.h"
 #include "workloads/train/train.h"
@@ -33,24 +35,58 @@ class HandleTrainer final : public Trainer {
   }
 
   void step() override {
-    [[maybe_unused]] Region region;
     const TrainConfig& c = d_.config;
+    if (c.pathology == Pathology::kScopedGrads) {
+      // Each micro-batch in a region of its own; the gradients accumulate on
+      // the parameters, outside every region, for the step after them.
+      double total = 0;
+      for (int64_t k = 0; k < c.micro_batches; ++k) {
+        [[maybe_unused]] Region region;
+        Temporary<T> loss = batch_loss(*m_, d_, step_ * c.micro_batches + k);
+        total += loss->template item<float>();
+        Temporary<T> share = loss->div(static_cast<double>(c.micro_batches));
+        share->backward();
+      }
+      loss_ = total / static_cast<double>(c.micro_batches);
+      optimizer_step();
+      return;
+    }
+    [[maybe_unused]] Region region;
+    if (c.pathology == Pathology::kCreateGraph) opt_->zero_grad();  // torch's order: clear, backward, step
     {
-      Temporary<T> loss = [&] {
-        const Batch b = d_.batch(step_);
-        Temporary<T> inputs = T::from_vector(b.inputs, {c.batch, c.seq});
-        Temporary<T> targets = T::from_vector(b.targets, {c.batch, c.seq});
-        return m_->loss(*inputs, *targets);
-      }();  // the batch's handles go here: the graph keeps what backward needs of them
+      Temporary<T> loss = batch_loss(*m_, d_, step_);  // the batch's handles went: the graph keeps what it needs
       loss_ = loss->template item<float>();
-      loss->backward();
+      switch (c.pathology) {
+        case Pathology::kKeepLoss: {  // running += loss, kept past the step's region
+          T next = running_.defined() ? running_.add(*loss) : loss->alias();
+          PolicyTraits<P>::persist(next);
+          if (running_.defined()) running_.release();
+          running_ = std::move(next);
+          loss->backward();
+          break;
+        }
+        case Pathology::kCreateGraph: {
+          loss->backward({}, std::nullopt, /*create_graph=*/true);
+          Temporary<T> penalty = gradient_penalty(m_->vs, c.penalty);
+          penalty->backward();
+          break;
+        }
+        default:
+          loss->backward();
+      }
     }  // the loss, and with it the graph, goes here
-    opt_->step();
-    opt_->zero_grad();
-    ++step_;
+    if (c.pathology == Pathology::kCreateGraph) {
+      opt_->step();
+      ++step_;
+      return;
+    }
+    optimizer_step();
   }
 
+  ~HandleTrainer() override { finish(); }
+
   void finish() override {
+    if (running_.defined()) running_.release();
     opt_.reset();
     m_.reset();
   }
@@ -59,6 +95,13 @@ class HandleTrainer final : public Trainer {
   const TrainData& d_;
   std::unique_ptr<TrainModel<T>> m_;
   std::unique_ptr<nn::AdamW<T>> opt_;
+  T running_;  // keep_loss: the losses' running total, with its graph
+
+  void optimizer_step() {
+    opt_->step();
+    opt_->zero_grad();
+    ++step_;
+  }
 };
 
 template <class B>

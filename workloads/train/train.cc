@@ -27,6 +27,20 @@ int64_t window_start(const TrainConfig& c, int64_t step, int64_t row) {
 
 }  // namespace
 
+const char* pathology_name(Pathology p) {
+  switch (p) {
+    case Pathology::kNone:
+      return "none";
+    case Pathology::kKeepLoss:
+      return "keep_loss";
+    case Pathology::kCreateGraph:
+      return "create_graph";
+    case Pathology::kScopedGrads:
+      return "scoped_grads";
+  }
+  return "?";
+}
+
 TrainData make_data(const TrainConfig& c) {
   require(c.vocab >= 2, "vocab", c.vocab, "(need at least 2 tokens)");
   require(c.dim > 0 && c.n_heads > 0 && c.dim % c.n_heads == 0, "dim", c.dim, "(need a multiple of n_heads)");
@@ -34,6 +48,7 @@ TrainData make_data(const TrainConfig& c) {
   require(c.hidden_dim > 0, "hidden_dim", c.hidden_dim, "(need > 0)");
   require(c.n_layers > 0, "n_layers", c.n_layers, "(need > 0)");
   require(c.seq > 0 && c.batch > 0, "seq", c.seq, "and batch need to be > 0");
+  require(c.micro_batches > 0, "micro_batches", c.micro_batches, "(need > 0)");
   require(c.stream_length > c.seq + 1, "stream_length", c.stream_length, "(need more than seq + 1 tokens)");
   if (!(c.dropout >= 0 && c.dropout < 1)) {
     throw InvalidArgument(absl::StrFormat("train: dropout = %g (need [0, 1))", c.dropout));

@@ -41,6 +41,27 @@
 
 namespace custody::workloads::train {
 
+// The graph pathologies the systems custody learned from ran into, as
+// variants of the training step (docs/autograd.md, "The pathologies"):
+enum class Pathology {
+  kNone,
+  // A running total of the losses kept across steps without detach() (pytorch
+  // #4890): the total's graph reaches every step's loss.
+  kKeepLoss,
+  // A gradient penalty: backward(create_graph=true), then penalty * sum(g²)
+  // over the parameters' gradients backward again (pytorch #4661), the
+  // gradients cleared at the start of the next step, as torch users write it:
+  // between steps each gradient holds a graph that holds its parameter.
+  kCreateGraph,
+  // Gradient accumulation over micro-batches, each forward and backward in a
+  // region of its own (a dispose scope under scope), the parameters and the
+  // optimizer outside, the step after the regions ended (TorchSharp
+  // #1057/#1197).
+  kScopedGrads,
+};
+// "none", "keep_loss", "create_graph", "scoped_grads".
+const char* pathology_name(Pathology p);
+
 struct TrainConfig {
   int64_t vocab = 128;
   int64_t dim = 64;
@@ -53,6 +74,9 @@ struct TrainConfig {
   nn::AdamWOptions adamw{.lr = 3e-3};
   uint32_t seed = 1;            // weights, the token stream and the dropout masks
   int64_t stream_length = 1 << 14;
+  Pathology pathology = Pathology::kNone;
+  double penalty = 1e-2;         // create_graph: the weight of sum(g²)
+  int64_t micro_batches = 2;     // scoped_grads: micro-batches of `batch` rows per step
   int64_t head_size() const { return dim / n_heads; }
   llama::LlamaConfig model() const {
     return {.dim = dim, .hidden_dim = hidden_dim, .n_layers = n_layers, .n_heads = n_heads,
@@ -227,15 +251,46 @@ class TrainModel {
   T rope_cos_, rope_sin_, mask_;
 };
 
-// What every policy's trainer offers (besides Runner): the last step's loss as its metric.
+// What every policy's trainer offers (besides Runner): the last step's loss
+// as its metric and, as a figure, the graph nodes alive beyond those alive
+// when it was made (what a kept graph holds besides tensors).
 class Trainer : public Runner {
  public:
   double metric() override { return loss_; }
+  std::vector<Figure> figures() const override {
+    return {{"graph_nodes_held", static_cast<double>(autograd::live_nodes() - nodes_at_start_)}};
+  }
 
  protected:
   double loss_ = 0;
   int64_t step_ = 0;
+  int64_t nodes_at_start_ = autograd::live_nodes();
 };
+
+// The tracked loss of `batch` (d.batch(index)) on m, made in T's policy.
+template <AnyTensor T>
+T batch_loss(const TrainModel<T>& m, const TrainData& d, int64_t index) {
+  const TrainConfig& c = d.config;
+  const Batch b = d.batch(index);
+  Temporary<T> inputs = T::from_vector(b.inputs, {c.batch, c.seq});
+  Temporary<T> targets = T::from_vector(b.targets, {c.batch, c.seq});
+  return m.loss(*inputs, *targets);
+}
+
+// create_graph's penalty: weight * the sum over the parameters' gradients of
+// sum(g²), recorded (the gradients hold the graph of the first backward).
+template <AnyTensor T>
+T gradient_penalty(const nn::VarStore<T>& vs, double weight) {
+  Temporary<T> total = T::scalar(0.0, ScalarType::Float);
+  for (const std::string& name : vs.names()) {
+    Temporary<T> g = vs.get(name).grad();
+    if (!g->defined()) continue;
+    Temporary<T> g2 = g->mul(*g);
+    Temporary<T> s = g2->sum();
+    total.reset(total->add(*s));
+  }
+  return total->mul(weight);
+}
 
 // The same training in libtorch (train_libtorch.cc): torch's autograd and
 // torch::optim::AdamW, the same dropout masks. The compare tool's peer.

@@ -2,7 +2,8 @@
 //
 // workloads/train/train_libtorch.cc — the training of train.h in libtorch, as
 // a libtorch user writes it: requires_grad parameters, the model in ATen ops,
-// loss.backward(), torch::optim::AdamW, the gradients set to None. The dropout
+// loss.backward(), torch::optim::AdamW, the gradients set to None; the
+// pathologies (train.h) as a torch user writes them. The dropout
 // masks are the Philox streams custody's T::rand would draw (core/philox.h),
 // in the same order, so the losses agree step by step. The compare tool's
 // peer, and the only translation unit of the workload that includes libtorch.
@@ -60,18 +61,38 @@ class LibtorchTrainer final : public Trainer {
 
   void step() override {
     const TrainConfig& c = d_.config;
-    {
-      const Batch b = d_.batch(step_);
-      const at::Tensor loss = loss_of(indices_of(b.inputs, {c.batch, c.seq}), indices_of(b.targets, {c.batch, c.seq}));
+    if (c.pathology == Pathology::kScopedGrads) {  // gradient accumulation over the micro-batches
+      double total = 0;
+      for (int64_t k = 0; k < c.micro_batches; ++k) {
+        const at::Tensor loss = batch_loss(step_ * c.micro_batches + k);
+        total += loss.item<float>();
+        (loss / static_cast<double>(c.micro_batches)).backward();
+      }
+      loss_ = total / static_cast<double>(c.micro_batches);
+    } else {
+      if (c.pathology == Pathology::kCreateGraph) zero_grad();  // clear, backward, step
+      const at::Tensor loss = batch_loss(step_);
       loss_ = loss.item<float>();
-      loss.backward();
+      if (c.pathology == Pathology::kKeepLoss) {
+        running_ = running_.defined() ? running_ + loss : loss;
+        loss.backward();
+      } else if (c.pathology == Pathology::kCreateGraph) {
+        loss.backward({}, c10::nullopt, /*create_graph=*/true);
+        at::Tensor penalty = at::zeros({});
+        for (const at::Tensor& p : params_) penalty = penalty + (p.grad() * p.grad()).sum();
+        (penalty * c.penalty).backward();
+      } else {
+        loss.backward();
+      }
     }
     optimizer_->step();
-    for (at::Tensor& p : params_) p.mutable_grad().reset();
+    if (c.pathology != Pathology::kCreateGraph) zero_grad();
     ++step_;
   }
 
   void finish() override {
+    running_ = at::Tensor();
+    zero_grad();
     optimizer_.reset();
     layers_.clear();
     params_.clear();
@@ -79,6 +100,15 @@ class LibtorchTrainer final : public Trainer {
   }
 
  private:
+  void zero_grad() {
+    for (at::Tensor& p : params_) p.mutable_grad().reset();
+  }
+  at::Tensor batch_loss(int64_t index) const {
+    const TrainConfig& c = d_.config;
+    const Batch b = d_.batch(index);
+    return loss_of(indices_of(b.inputs, {c.batch, c.seq}), indices_of(b.targets, {c.batch, c.seq}));
+  }
+
   struct Layer {
     at::Tensor attention_norm, wq, wk, wv, wo, ffn_norm, w1, w2, w3;
   };
@@ -139,6 +169,7 @@ class LibtorchTrainer final : public Trainer {
   at::Tensor embedding_, final_norm_, classifier_, rope_cos_, rope_sin_, mask_;
   std::vector<Layer> layers_;
   std::unique_ptr<torch::optim::AdamW> optimizer_;
+  at::Tensor running_;  // keep_loss
 };
 
 }  // namespace

@@ -27,8 +27,11 @@ std::vector<double> losses(Trainer& t, int64_t steps) {
   return out;
 }
 
-TEST(Train, LossesAreLibtorchsUnderEveryPolicyAndBackend) {
-  const TrainData data = make_data(TrainConfig{});
+// Every policy's losses against the peer's, step by step, for `pathology`.
+void expect_losses_as_libtorchs(Pathology pathology) {
+  TrainConfig config;
+  config.pathology = pathology;
+  const TrainData data = make_data(config);
   std::vector<double> peer;
   {
     std::unique_ptr<Trainer> t = make_libtorch_trainer(data);
@@ -43,6 +46,39 @@ TEST(Train, LossesAreLibtorchsUnderEveryPolicyAndBackend) {
     }
   });
 }
+
+TEST(Train, LossesAreLibtorchsUnderEveryPolicyAndBackend) { expect_losses_as_libtorchs(Pathology::kNone); }
+
+// Every step's graph stays reachable from the running total: its nodes (not
+// its saved tensors, given back by each backward) are held until the total
+// goes; finish() gives them back (for_each_runner checks no node is left).
+TEST(Train, KeepLossHoldsEveryStepsGraphNodesUntilTheTotalGoes) {
+  expect_losses_as_libtorchs(Pathology::kKeepLoss);
+  TrainConfig config;
+  config.pathology = Pathology::kKeepLoss;
+  const TrainData data = make_data(config);
+  testing::for_each_runner<RunnerFor>(data, [&](const std::string& name, Runner& runner) {
+    auto& trainer = dynamic_cast<Trainer&>(runner);
+    trainer.step();
+    const double one = trainer.figures().at(0).value;
+    trainer.step();
+    trainer.step();
+    EXPECT_GT(one, 0) << name;
+    EXPECT_EQ(trainer.figures().at(0).value, 3 * one + 2) << name << ": three steps' graphs and two adds";
+  });
+}
+
+// Double backward through the whole model, as torch computes it; the
+// gradients hold their graphs (and so their parameters) between steps, and
+// finish() still leaves nothing: the store drops its parameters' gradients.
+TEST(Train, CreateGraphGradientPenaltyIsLibtorchsAndLeavesNothing) {
+  expect_losses_as_libtorchs(Pathology::kCreateGraph);
+}
+
+// Gradients of parameters made outside the micro-batches' regions belong to
+// the parameters: they survive each region's end and accumulate, and the step
+// after the regions sees all of them (the loss equals torch's accumulation).
+TEST(Train, ScopedGradsAccumulateAcrossRegions) { expect_losses_as_libtorchs(Pathology::kScopedGrads); }
 
 TEST(Train, TheModelLearnsTheStream) {
   const TrainData data = make_data(TrainConfig{});
