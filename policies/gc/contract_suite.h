@@ -389,6 +389,23 @@ TYPED_TEST_P(GcContractTest, GcVectorHandlesSurviveCollect) {
   for (int i = 0; i < 500; ++i) ASSERT_EQ(v[i].template item<float>(), static_cast<float>(i));
 }
 
+TYPED_TEST_P(GcContractTest, ClearedGcVectorSlotsHoldNothing) {
+  using T = TypeParam;
+  // The buffer stays allocated after clear(): the destroyed handles must not
+  // leave alias pointers in it for the collector to find.
+  const StatsSnapshot before = TestFixture::stats();
+  gc::vector<T> v;
+  v.reserve(64);
+  for (int i = 0; i < 64; ++i) v.push_back(T::full(std::vector<int64_t>{1}, static_cast<float>(i)));
+  const int64_t fin = TestFixture::finalized();
+  v.clear();
+  gc_contract::collect_clean();
+  // All but what the conservative scan may still find on the stack (before the
+  // buffer was cleared on destroy, none was finalized).
+  EXPECT_GE(TestFixture::finalized() - fin, 60) << "aliases cleared slots pointed to are still reachable";
+  EXPECT_LE(TestFixture::stats().live_tensors, before.live_tensors + 4);
+}
+
 TYPED_TEST_P(GcContractTest, GcVectorOnTheMallocHeapStillProtects) {
   using T = TypeParam;
   // The vector object itself lives in malloc'd memory: its buffer is traced
@@ -864,7 +881,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     DefaultHandleIsUnusable, DisposedHandleStaysALifetimeErrorAcrossCollections,
     DisposedAliasesAreNotFinalizedAgain, StackHandlesSurviveCollect,
     StaticStorageHandlesSurviveCollect, StaticRootsLeaveSystemLibrariesOut,
-    GcVectorHandlesSurviveCollect,
+    GcVectorHandlesSurviveCollect, ClearedGcVectorSlotsHoldNothing,
     GcVectorOnTheMallocHeapStillProtects, DroppedGcVectorIsCollected, GcMakeObjectKeepsItsHandles,
     DeadGcMakeObjectsAreFinalizedWithTheirHandles, StdVectorHandlesAreInvisibleToTheCollector,
     KnownFailure_NativeMemoryIsInvisibleToTheCollector, PressureTriggerBoundsNativeMemory,

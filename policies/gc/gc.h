@@ -245,6 +245,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <optional>
@@ -507,6 +508,15 @@ class TracedAllocator {
     return static_cast<T*>(p);
   }
   void deallocate(T* p, size_t) noexcept { GC_FREE(p); }
+  // Destroys *p and clears its bytes. A vector's buffer outlives the
+  // handles destroyed in it (clear, pop_back, erase, a smaller resize) and the
+  // collector scans all of it: the alias pointer a destroyed handle left there
+  // would keep its tensor alive until the slot is written again.
+  template <class U>
+  void destroy(U* p) noexcept {
+    p->~U();
+    std::memset(static_cast<void*>(p), 0, sizeof(U));
+  }
 
   template <class U>
   friend bool operator==(const TracedAllocator&, const TracedAllocator<U>&) noexcept {

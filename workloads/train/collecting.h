@@ -68,7 +68,7 @@ class CollectingTrainer final : public Trainer {
   }
 
   void finish() override {
-    HandleVector<T>().swap(running_);  // its buffer too: a collector scans all of it
+    running_.clear();
     opt_.reset();
     m_.reset();
     trigger_.reset();
