@@ -7,7 +7,8 @@
 // thread, which need not be the thread that ran the forward.
 //
 // After a node runs, and unless retain_graph, it gives its saved tensors back
-// at once, so peak memory during backward follows what is still needed. An
+// at once — a formula gives one back at its last read (FnNode::last_use) — so
+// peak memory during backward follows what is still needed. An
 // error thrown part way leaves nothing leaked (every gradient in flight is a
 // core reference); the nodes that ran have given their saved tensors back, so
 // a second backward through them is refused with a LifetimeError.
@@ -184,6 +185,7 @@ std::vector<ImplRef> run_backward(std::vector<Root> roots, bool retain_graph, bo
       }
       if (!needed[n]) continue;
     }
+    n->give_back_at_last_use = !retain_graph;
     std::vector<ImplRef> grads = n->apply(g);
     g.reset();
     if (!retain_graph) n->release_saved();

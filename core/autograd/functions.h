@@ -322,11 +322,13 @@ struct Functions {
         out.set(0, g.mul(*d));
         return;
       }
-      case UnaryOp::kRelu: {  // g where y > 0
-        Temporary<T> y = n.saved(0);
-        Temporary<T> m = y->gt(0.0);
-        Temporary<T> mf = m->to(dt);
-        out.set(0, g.mul(*mf));
+      case UnaryOp::kRelu: {  // g where y > 0, else 0; y given back once the mask is made
+        Temporary<T> mask = [&] {
+          Temporary<T> y = n.last_use(0);
+          return y->gt(0.0);
+        }();
+        Temporary<T> zero = T::scalar(0.0, dt);
+        out.set(0, custody::where(*mask, g, *zero));
         return;
       }
       case UnaryOp::kSilu: {  // g * s * (1 + a * (1 - s)), s = sigmoid(a)
@@ -422,14 +424,17 @@ struct Functions {
   }
 
   static void softmax_backward(N& n, const T& g, G& out) {
-    Temporary<T> y = n.saved(0);
     const int64_t dim = n.i0;
     if (n.flag) {  // g - exp(y) * sum(g)
-      Temporary<T> p = y->exp();
+      Temporary<T> p = [&] {
+        Temporary<T> y = n.last_use(0);
+        return y->exp();
+      }();
       Temporary<T> s = g.sum(dim, /*keepdim=*/true);
       Temporary<T> ps = p->mul(*s);
       out.set(0, g.sub(*ps));
     } else {  // y * (g - sum(g * y))
+      Temporary<T> y = n.last_use(0);
       Temporary<T> gy = g.mul(*y);
       Temporary<T> s = gy->sum(dim, /*keepdim=*/true);
       Temporary<T> d = g.sub(*s);
@@ -456,14 +461,14 @@ struct Functions {
     if (a1) gs.insert(gs.end() - 1, 1);
     Temporary<T> gm = g.reshape(IntSpan(gs.data(), gs.size()));
     if (n.needs(0)) {
-      Temporary<T> b = n.saved(1);
+      Temporary<T> b = n.last_use(1);
       Temporary<T> bm = b1 ? b->unsqueeze(1) : b->alias();
       Temporary<T> bt = bm->transpose(-2, -1);
       Temporary<T> r = gm->matmul(*bt);
       out.set(0, a1 ? r->squeeze(-2) : r->alias());
     }
     if (n.needs(1)) {
-      Temporary<T> a = n.saved(0);
+      Temporary<T> a = n.last_use(0);
       Temporary<T> am = a1 ? a->unsqueeze(0) : a->alias();
       Temporary<T> at = am->transpose(-2, -1);
       Temporary<T> r = at->matmul(*gm);

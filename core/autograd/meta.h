@@ -107,6 +107,10 @@ class Node : public RefCounted {
 
   std::vector<Edge> next;     // one per forward input
   uint64_t sequence = 0;      // creation order on its thread: later nodes run first
+  // Set by the engine before apply(): this backward gives the saved tensors
+  // back after the node runs (no retain_graph), so a formula's last read of
+  // one may give it back at once (FnNode::last_use).
+  bool give_back_at_last_use = false;
 };
 
 // What a TensorImpl carries once it requires grad: a leaf's flag and

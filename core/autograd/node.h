@@ -110,6 +110,7 @@ class FnNode final : public Node {
   Temporary<T> saved(size_t slot) {
     if (released_) [[unlikely]] throw_released();
     const Saved& s = saved_.at(slot);
+    if (!s.impl) [[unlikely]] throw_released();  // given back by last_use in a backward that then threw
     const TensorImpl& t = *s.impl;
     if (t.storage()->version() != s.version) [[unlikely]] throw_modified(slot, t, s.version);
     if (s.output && is_grad_enabled()) {
@@ -121,6 +122,17 @@ class FnNode final : public Node {
       return Temporary<T>(T::adopt(std::move(v)));
     }
     return Temporary<T>(T::adopt(s.impl));
+  }
+
+  // As saved(slot), for the formula's last read of the slot: when this
+  // backward gives the saved tensors back after the node runs, the node's
+  // reference goes now, so the tensor is freed when the returned handle goes
+  // rather than when the node returns (peak memory during backward).
+  Temporary<T> last_use(size_t slot) {
+    T t = saved(slot).take();
+    Saved& s = saved_[slot];
+    if (give_back_at_last_use && !(s.output && is_grad_enabled())) s.impl.reset();
+    return Temporary<T>(std::move(t));
   }
 
   std::vector<Input> inputs;  // one per forward input
