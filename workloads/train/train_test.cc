@@ -18,6 +18,23 @@ namespace {
 
 constexpr int64_t kSteps = 6;
 
+// A small model: the same code paths as the compare tool's (every piece of the step, dropout
+// included) at a size that keeps the test fast on a loaded 2-core CI machine, where libgomp's
+// spinning threads make the default config's run of every policy x backend x pathology minutes long.
+TrainConfig test_config(Pathology pathology = Pathology::kNone) {
+  TrainConfig c;
+  c.vocab = 32;
+  c.dim = 32;
+  c.hidden_dim = 64;
+  c.n_layers = 2;
+  c.n_heads = 2;
+  c.seq = 16;
+  c.batch = 4;
+  c.stream_length = 2048;
+  c.pathology = pathology;
+  return c;
+}
+
 std::vector<double> losses(Trainer& t, int64_t steps) {
   std::vector<double> out;
   for (int64_t i = 0; i < steps; ++i) {
@@ -29,9 +46,7 @@ std::vector<double> losses(Trainer& t, int64_t steps) {
 
 // Every policy's losses against the peer's, step by step, for `pathology`.
 void expect_losses_as_libtorchs(Pathology pathology) {
-  TrainConfig config;
-  config.pathology = pathology;
-  const TrainData data = make_data(config);
+  const TrainData data = make_data(test_config(pathology));
   std::vector<double> peer;
   {
     std::unique_ptr<Trainer> t = make_libtorch_trainer(data);
@@ -54,9 +69,7 @@ TEST(Train, LossesAreLibtorchsUnderEveryPolicyAndBackend) { expect_losses_as_lib
 // goes; finish() gives them back (for_each_runner checks no node is left).
 TEST(Train, KeepLossHoldsEveryStepsGraphNodesUntilTheTotalGoes) {
   expect_losses_as_libtorchs(Pathology::kKeepLoss);
-  TrainConfig config;
-  config.pathology = Pathology::kKeepLoss;
-  const TrainData data = make_data(config);
+  const TrainData data = make_data(test_config(Pathology::kKeepLoss));
   testing::for_each_runner<RunnerFor>(data, [&](const std::string& name, Runner& runner) {
     auto& trainer = dynamic_cast<Trainer&>(runner);
     trainer.step();
@@ -81,7 +94,7 @@ TEST(Train, CreateGraphGradientPenaltyIsLibtorchsAndLeavesNothing) {
 TEST(Train, ScopedGradsAccumulateAcrossRegions) { expect_losses_as_libtorchs(Pathology::kScopedGrads); }
 
 TEST(Train, TheModelLearnsTheStream) {
-  const TrainData data = make_data(TrainConfig{});
+  const TrainData data = make_data(TrainConfig{});  // the compare tool's model, on libtorch alone
   std::unique_ptr<Trainer> t = make_libtorch_trainer(data);
   const std::vector<double> l = losses(*t, 40);
   EXPECT_LT(l.back(), 0.7 * l.front()) << "40 AdamW steps lower the loss";
