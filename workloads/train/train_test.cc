@@ -19,8 +19,8 @@ namespace {
 constexpr int64_t kSteps = 6;
 
 // A small model: the same code paths as the compare tool's (every piece of the step, dropout
-// included) at a size that keeps the test fast on a loaded 2-core CI machine, where libgomp's
-// spinning threads make the default config's run of every policy x backend x pathology minutes long.
+// included) at a size that keeps every policy x backend x pathology fast on a CI machine that runs
+// other tests beside this one (docs/decisions.md, "The train workload's pathologies").
 TrainConfig test_config(Pathology pathology = Pathology::kNone) {
   TrainConfig c;
   c.vocab = 32;
