@@ -87,6 +87,7 @@ const char* category_name(MemoryCategory c) {
     case MemoryCategory::kActivation: return "activation";
     case MemoryCategory::kGradient: return "gradient";
     case MemoryCategory::kTemporary: return "temporary";
+    case MemoryCategory::kAutogradSaved: return "autograd_saved";
     case MemoryCategory::kUnknown: break;
   }
   return "unknown";
@@ -207,7 +208,14 @@ uint32_t recording_thread() {
 
 }  // namespace
 
-void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* address, sites::Site site) {
+void MemoryStats::on_saved(const void* address, const char* op) {
+  if (!recording()) return;
+  record(MemoryEventKind::kSaved, 0, address,
+         recording_sites_.load(std::memory_order_relaxed) ? alloc_site() : sites::Site(), op);
+}
+
+void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* address, sites::Site site,
+                         const char* op) {
   absl::MutexLock lock(&mu_);
   if (!recording_.load(std::memory_order_relaxed)) return;
   const double t =
@@ -217,7 +225,7 @@ void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* addres
                                 address, std::move(site),
                                 kind == MemoryEventKind::kAlloc ? internal::current_category
                                                                 : MemoryCategory::kUnknown,
-                                kind == MemoryEventKind::kFree && internal::in_collector,
+                                op, kind == MemoryEventKind::kFree && internal::in_collector,
                                 recording_thread()});
 }
 

@@ -38,7 +38,12 @@ struct StatsSnapshot {
 // kernel view of a tensor is taken, and on copies to the host).
 // kCollection: a garbage collection began (record_collection(), called by a
 // collecting policy before each collection it runs).
-enum class MemoryEventKind : uint8_t { kAlloc, kFree, kTensorCreated, kTensorDestroyed, kMark, kUse, kCollection };
+// kSaved: an autograd node took the allocation `address` as a tensor it saves
+// for backward (MemoryEvent::op names the node, `site` is the stack that
+// recorded the op when sites are recorded).
+enum class MemoryEventKind : uint8_t {
+  kAlloc, kFree, kTensorCreated, kTensorDestroyed, kMark, kUse, kCollection, kSaved,
+};
 
 // What an allocation holds, as PyTorch's memory profiler categories: the
 // category in effect when it was made (CategoryScope below). core/nn sets them
@@ -54,9 +59,13 @@ enum class MemoryCategory : uint8_t {
   kActivation,
   kGradient,
   kTemporary,
+  // Saved for backward by an autograd node (PyTorch's AUTOGRAD_DETAIL): given by
+  // custody/report to what a kSaved event names, not set by a CategoryScope.
+  kAutogradSaved,
 };
-inline constexpr int kNumMemoryCategories = 7;
-// "parameter", "optimizer_state", "input", "activation", "gradient", "temporary", "unknown".
+inline constexpr int kNumMemoryCategories = 8;
+// "parameter", "optimizer_state", "input", "activation", "gradient", "temporary",
+// "autograd_saved", "unknown".
 const char* category_name(MemoryCategory c);
 
 struct MemoryEvent {
@@ -70,6 +79,7 @@ struct MemoryEvent {
   // (record_history(true, /*with_sites=*/true)); empty otherwise.
   sites::Site site;
   MemoryCategory category = MemoryCategory::kUnknown;  // kAlloc: the category it was made in
+  const char* op = nullptr;  // kSaved: the autograd node that saved it ("relu", "matmul")
   bool by_collector = false;  // kFree: given back by a collection that found it garbage (CollectorFrees)
   // The thread that made the event: numbered from 1 in the order threads first
   // record one (a thread's number is never reused). A kFree whose thread differs
@@ -193,6 +203,8 @@ class MemoryStats {
   void on_use(const void* address) {
     if (recording()) record(MemoryEventKind::kUse, 0, address);
   }
+  // The autograd node `op` saved the allocation at `address` for backward (history only).
+  void on_saved(const void* address, const char* op);
   void on_retry() { num_alloc_retries_.fetch_add(1, std::memory_order_relaxed); }
   void on_oom() { num_ooms_.fetch_add(1, std::memory_order_relaxed); }
   void set_reserved(int64_t bytes) { reserved_bytes_.store(bytes, std::memory_order_relaxed); }
@@ -228,7 +240,7 @@ class MemoryStats {
   }
   int64_t sum(std::atomic<int64_t> internal::ThreadStatsBlock::*counter) const;
   void record(MemoryEventKind kind, int64_t bytes, const void* address = nullptr,
-              sites::Site site = {});
+              sites::Site site = {}, const char* op = nullptr);
 
   const uint64_t id_;  // unique, never reused
   std::atomic<int64_t> bytes_in_use_{0}, peak_bytes_{0}, reserved_bytes_{0}, num_alloc_retries_{0},

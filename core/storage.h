@@ -96,6 +96,10 @@ class Storage final : public RefCounted {
   void note_use() const {
     if (stats_ != nullptr) stats_->on_use(data_);
   }
+  // Records in the memory history that the autograd node `op` saved this memory.
+  void note_saved(const char* op) const {
+    if (stats_ != nullptr) stats_->on_saved(data_, op);
+  }
 
  private:
   friend class TensorImpl;  // constructs one in a TensorBlock (Note [One allocation per tensor])

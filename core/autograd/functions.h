@@ -62,13 +62,6 @@ struct Functions {
     return n;
   }
 
-  [[noreturn]] static void not_differentiable(const char* op) {
-    throw InvalidArgument(absl::StrFormat(
-        "%s: backward is not implemented for this op; detach() its input, or run it under "
-        "custody::NoGradGuard",
-        op));
-  }
-
   static int64_t wrap(int64_t d, int64_t ndim, const char* op) {
     return ValueOrThrow(wrap_dim(d, ndim, op));
   }
@@ -247,7 +240,6 @@ struct Functions {
   }
 
   static void unary(UnaryOp code, const TensorImpl& a, const TensorImpl& out) {
-    if (code == UnaryOp::kGelu) not_differentiable("gelu");
     N* n = make(op_name(code), unary_backward, {&a}, out);
     if (n == nullptr) return;
     n->code = static_cast<int>(code);
@@ -262,7 +254,7 @@ struct Functions {
       case UnaryOp::kRelu:
         n->save_output(0, out);
         break;
-      default:  // abs, log, silu, sin, cos
+      default:  // abs, log, gelu, silu, sin, cos
         n->save(0, a);
         break;
     }
@@ -354,8 +346,26 @@ struct Functions {
         out.set(0, g.mul(*d));
         return;
       }
-      case UnaryOp::kGelu:
-        not_differentiable("gelu");
+      case UnaryOp::kGelu: {  // g * (Φ(a) + a φ(a)), Φ and φ the standard normal's cdf and density
+        // Φ(a) = gelu(a) / a (1/2 at 0: op set v1 has no erf), divided by 1
+        // where a is 0 so that a double backward sees no 0/0 in the branch not taken.
+        Temporary<T> a = n.saved(0);
+        Temporary<T> at_zero = a->eq(0.0);
+        Temporary<T> one = T::scalar(1.0, dt);
+        Temporary<T> half = T::scalar(0.5, dt);
+        Temporary<T> safe = custody::where(*at_zero, *one, *a);
+        Temporary<T> y = a->gelu();
+        Temporary<T> q = y->div(*safe);
+        Temporary<T> cdf = custody::where(*at_zero, *half, *q);
+        Temporary<T> a2 = a->mul(*a);
+        Temporary<T> e = a2->mul(-0.5);
+        Temporary<T> ex = e->exp();
+        Temporary<T> pdf = ex->mul(0.39894228040143267794);  // 1 / sqrt(2π)
+        Temporary<T> apdf = a->mul(*pdf);
+        Temporary<T> d = cdf->add(*apdf);
+        out.set(0, g.mul(*d));
+        return;
+      }
     }
   }
 

@@ -153,6 +153,7 @@ class FnNode final : public Node {
   void put(size_t slot, ImplRef r, bool output) {
     if (saved_.size() <= slot) saved_.resize(slot + 1);
     const uint64_t v = r->storage()->version();
+    r->storage()->note_saved(name_);
     saved_[slot] = Saved{std::move(r), v, output};
   }
 

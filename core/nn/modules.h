@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 //
-// core/nn/modules.h — Linear, Embedding, RMSNorm, ReLU, SiLU and Sequential,
+// core/nn/modules.h — Linear, Embedding, RMSNorm, LayerNorm, ReLU, SiLU and Sequential,
 // written once for every policy and backend.
 //
 //   nn::VarStore<T> vs;
@@ -122,6 +122,43 @@ class RMSNorm : public Module<T> {
 
  private:
   T weight_;
+  double eps_;
+};
+
+// y = (x - mean(x, -1)) * rsqrt(var(x, -1) + eps) * weight + bias over the last
+// dim (torch.nn.LayerNorm(dim), the biased variance); weight [dim] starts at
+// ones, bias [dim] at zeros.
+template <AnyTensor T>
+class LayerNorm : public Module<T> {
+ public:
+  LayerNorm(VarStore<T>& vs, const std::string& name, int64_t dim, double eps = 1e-5)
+      : weight_(vs.ones(name + ".weight", std::vector<int64_t>{dim})),
+        bias_(vs.zeros(name + ".bias", std::vector<int64_t>{dim})),
+        eps_(eps) {}
+  LayerNorm(T weight, T bias, double eps) : weight_(std::move(weight)), bias_(std::move(bias)), eps_(eps) {}
+
+  T forward(const T& x) const override {
+    const CategoryScope activation(MemoryCategory::kActivation);
+    Temporary<T> centered = [&] {
+      Temporary<T> mean = x.mean(-1, /*keepdim=*/true);
+      return x.sub(*mean);
+    }();
+    Temporary<T> inv = [&] {
+      Temporary<T> sq = centered->mul(*centered);
+      Temporary<T> var = sq->mean(-1, /*keepdim=*/true);
+      Temporary<T> shifted = var->add(eps_);
+      return shifted->rsqrt();
+    }();
+    Temporary<T> normed = centered->mul(*inv);
+    Temporary<T> scaled = normed->mul(weight_);
+    return scaled->add(bias_);
+  }
+  const T& weight() const { return weight_; }
+  const T& bias() const { return bias_; }
+
+ private:
+  T weight_;
+  T bias_;
   double eps_;
 };
 

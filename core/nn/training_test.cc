@@ -3,7 +3,8 @@
 // core/nn/training.h and optim.h on every backend that needs no GPU, against
 // libtorch on the same inputs: cross_entropy_loss's value and gradient,
 // dropout's mask (the same on every backend) and gradient, SGD with momentum
-// and AdamW step by step against torch::optim; and the errors a user gets.
+// and AdamW step by step against torch::optim; LayerNorm's and RMSNorm's
+// gradients against libtorch's autograd; and the errors a user gets.
 
 #include <ATen/ATen.h>
 #include <torch/optim/adamw.h>
@@ -16,6 +17,7 @@
 
 #include "gtest/gtest.h"
 #include "core/error.h"
+#include "core/nn/modules.h"
 #include "core/nn/optim.h"
 #include "core/nn/training.h"
 #include "core/nn/var_store.h"
@@ -91,6 +93,49 @@ TEST(CrossEntropyLoss, BadInputIsATypedErrorNamingTheFunction) {
     EXPECT_THROW(cross_entropy_loss(x, out_of_range), InvalidArgument);
     EXPECT_NE(message([&] { (void)cross_entropy_loss(x, out_of_range); }).find("target 4 is out of bounds for 4 classes"),
               std::string::npos);
+  });
+}
+
+// The norms' forward and the gradients of input, weight and bias, by the tape,
+// against at::layer_norm and RMSNorm written in at:: ops under libtorch's autograd.
+TEST(Norms, LayerNormAndRmsNormGradientsAreLibtorchs) {
+  constexpr int64_t kDim = 6;
+  const std::vector<float> xv = values(4 * kDim, 5), wv = values(kDim, 7), bv = values(kDim, 11);
+  const std::vector<float> gv = values(4 * kDim, 13);
+  const at::Tensor tx = torch_of(xv, {2, 2, kDim}).requires_grad_();
+  const at::Tensor tw = torch_of(wv, {kDim}).requires_grad_();
+  const at::Tensor tb = torch_of(bv, {kDim}).requires_grad_();
+  const at::Tensor tg = torch_of(gv, {2, 2, kDim});
+  const at::Tensor ty = at::layer_norm(tx, {kDim}, tw, tb, 1e-5);
+  ty.backward(tg);
+  const at::Tensor lx = tx.grad().clone(), lw = tw.grad().clone(), lb = tb.grad().clone();
+  tx.grad().zero_();
+  tw.grad().zero_();
+  const at::Tensor tr = tx * at::rsqrt((tx * tx).mean({-1}, /*keepdim=*/true) + 1e-5) * tw;
+  tr.backward(tg);
+  for_each_backend([&]<class T>() {
+    const T x = T::from_vector(xv, {2, 2, kDim});
+    const T w = T::from_vector(wv, {kDim});
+    const T b = T::from_vector(bv, {kDim});
+    const T g = T::from_vector(gv, {2, 2, kDim});
+    for (const T* t : {&x, &w, &b}) t->requires_grad_();
+    const LayerNorm<T> ln(w, b, 1e-5);
+    const T y = ln.forward(x);
+    expect_close(y, ty, 1e-5, "layer_norm");
+    y.backward(g);
+    expect_close(x.grad(), lx, 1e-5, "layer_norm d/dx");
+    expect_close(w.grad(), lw, 1e-5, "layer_norm d/dweight");
+    expect_close(b.grad(), lb, 1e-5, "layer_norm d/dbias");
+    const T x2 = T::from_vector(xv, {2, 2, kDim});
+    const T w2 = T::from_vector(wv, {kDim});
+    x2.requires_grad_();
+    w2.requires_grad_();
+    const RMSNorm<T> rms(w2, 1e-5);
+    const T r = rms.forward(x2);
+    expect_close(r, tr, 1e-5, "rms_norm");
+    r.backward(g);
+    expect_close(x2.grad(), tx.grad(), 1e-5, "rms_norm d/dx");
+    expect_close(w2.grad(), tw.grad(), 1e-5, "rms_norm d/dweight");
   });
 }
 

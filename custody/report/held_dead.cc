@@ -58,18 +58,21 @@ bool is_library_frame(std::string_view symbol) {
 // Note [Memory categories]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
 // PyTorch's memory profiler sorts allocations into parameters, optimizer
-// state, inputs, activations, gradients and temporaries, reading the autograd
-// graph. custody has no autograd, so the code that makes a tensor says what it
-// is (CategoryScope, core/stats.h): nn::VarStore makes parameters, the
-// optimizers their state, module forwards activations, the backward functions
-// gradients, and host data copied in is an input. Two things are read from the
-// history instead. A temporary is what dies young: an activation, a gradient
-// or an unnamed allocation whose last use is no later than the kernel after the
-// one that made it (a matmul's output consumed by the bias add). What is left
-// unnamed lived longer, across kernels of the code that made it: an
-// activation (the workload's `a = h.relu()`, kept for the backward).
+// state, inputs, activations, gradients, temporaries and autograd detail,
+// reading the autograd graph. In custody the code that makes a tensor says what
+// it is (CategoryScope, core/stats.h): nn::VarStore makes parameters, the
+// optimizers their state, module forwards activations, the autograd engine and
+// the hand-written backward functions gradients, and host data copied in is an
+// input. Three things are read from the history instead. What an autograd node
+// saved for backward (a kSaved event) is `autograd_saved`, unless it is a
+// parameter, optimizer state or an input, which stay what they are. A
+// temporary is what dies young: an activation, a gradient or an unnamed
+// allocation whose last use is no later than the kernel after the one that
+// made it (a matmul's output consumed by the bias add). What is left unnamed
+// lived longer, across kernels of the code that made it: an activation (the
+// workload's `a = h.relu()`, kept for the backward).
 MemoryCategory resolve_category(MemoryCategory recorded, int64_t alloc_kernels, int64_t last_use_kernels,
-                                bool used) {
+                                bool used, bool saved) {
   switch (recorded) {
     case MemoryCategory::kParameter:
     case MemoryCategory::kOptimizerState:
@@ -79,6 +82,7 @@ MemoryCategory resolve_category(MemoryCategory recorded, int64_t alloc_kernels, 
     default:
       break;
   }
+  if (saved) return MemoryCategory::kAutogradSaved;
   // Made before kernel alloc_kernels runs (its producer); the next kernel is alloc_kernels + 1.
   if (!used || last_use_kernels <= alloc_kernels + 1) return MemoryCategory::kTemporary;
   return recorded == MemoryCategory::kUnknown ? MemoryCategory::kActivation : recorded;
@@ -107,6 +111,8 @@ struct Allocation {
   int64_t bytes = 0;
   const sites::Site* site = nullptr;
   MemoryCategory category = MemoryCategory::kUnknown;  // as recorded, then resolved
+  const char* saved_by = nullptr;  // the first autograd node that saved it (kSaved)
+  const sites::Site* save_site = nullptr;  // the stack that recorded that node
   bool by_collector = false;
   size_t reachable_until = 0;  // a collector free: the last earlier collection (0: none)
 };
@@ -185,6 +191,12 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
       case MemoryEventKind::kUse:
         if (it != open.end()) allocs[it->second].last_use = i;
         break;
+      case MemoryEventKind::kSaved:
+        if (it != open.end() && allocs[it->second].saved_by == nullptr) {
+          allocs[it->second].saved_by = e.op != nullptr ? e.op : "?";
+          allocs[it->second].save_site = &e.site;
+        }
+        break;
       case MemoryEventKind::kFree:
         if (it != open.end()) {
           close(it->second, i);
@@ -212,7 +224,7 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
   std::vector<int64_t> bound_delta(n + 1, 0);
   for (Allocation& a : allocs) {
     a.category = resolve_category(a.category, clock.kernels(a.alloc), clock.kernels(a.last_use),
-                                  a.last_use != a.alloc);
+                                  a.last_use != a.alloc, a.saved_by != nullptr);
     const auto c = static_cast<size_t>(a.category);
     delta[a.alloc][c] += a.bytes;
     delta[a.free][c] -= a.bytes;
@@ -257,7 +269,13 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
       out.dead_at_peak_by_category[c] += a.bytes;
     }
 
-    const void* pc = a.site->empty() ? nullptr : symbols.fold(*a.site);
+    // A tensor saved for backward is shown at the op that saved it (its save
+    // site), where holding it past its last backward use is decided; a saved
+    // parameter or input is held by what made it, and shown there.
+    const bool at_save = a.category == MemoryCategory::kAutogradSaved && a.save_site != nullptr &&
+                         !a.save_site->empty();
+    const sites::Site* site = at_save ? a.save_site : a.site;
+    const void* pc = site->empty() ? nullptr : symbols.fold(*site);
     auto [it, inserted] = by_pc.try_emplace(pc, out.sites.size());
     if (inserted) {
       SiteHeld s;
@@ -268,6 +286,7 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
       site_category_bytes.emplace_back();
     }
     SiteHeld& s = out.sites[it->second];
+    if (s.saved_by.empty() && at_save) s.saved_by = a.saved_by;
     ++s.allocations;
     s.bytes += a.bytes;
     s.byte_steps += all;
@@ -277,7 +296,7 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
     if (alive_at_peak) s.alive_at_peak_bytes += a.bytes;
     if (dead_at_peak) s.dead_at_peak_bytes += a.bytes;
     if (a.free == n) s.unfreed_bytes += a.bytes;
-    if (held > worst[it->second].first) worst[it->second] = {held, a.site};
+    if (held > worst[it->second].first) worst[it->second] = {held, site};
   }
   for (size_t i = 0; i < out.sites.size(); ++i) {
     if (worst[i].second != nullptr) out.sites[i].stack = worst[i].second->to_string();

@@ -26,6 +26,9 @@
 // are folded to their first frame outside custody's own code (Note [Folding
 // sites]) and aggregated by that frame.
 //
+// A tensor an autograd node saved for backward is shown at the site that
+// saved it (the op's call), with the node's name (SiteHeld::saved_by).
+//
 // Each allocation also has a category (Note [Memory categories]), and under a
 // garbage collector its held-dead time is split: the part after the last
 // collection that still found it reachable may have been garbage awaiting
@@ -59,6 +62,9 @@ struct SiteHeld {
   // Of held_dead_byte_steps, at most this was garbage awaiting a collection.
   double awaiting_collection_byte_steps = 0;
   MemoryCategory category = MemoryCategory::kUnknown;  // of most of its bytes
+  // The autograd node that saved this site's tensors for backward ("relu"),
+  // when the site is where they were saved; empty otherwise.
+  std::string saved_by;
 };
 
 // Bytes in use by category, and the live-set bound's schedule, after an event.
@@ -134,11 +140,12 @@ bool is_library_frame(std::string_view symbol);
 
 // The category custody/report gives an allocation made in `recorded`
 // (Note [Memory categories]): parameters, optimizer state and inputs as
-// recorded; an activation, gradient or unnamed allocation whose last use is no
-// later than the kernel after the one that made it is a temporary; what is
-// left unnamed is an activation.
+// recorded; else what an autograd node saved (`saved`) is autograd_saved; an
+// activation, gradient or unnamed allocation whose last use is no later than
+// the kernel after the one that made it is a temporary; what is left unnamed
+// is an activation.
 MemoryCategory resolve_category(MemoryCategory recorded, int64_t alloc_kernels, int64_t last_use_kernels,
-                                bool used);
+                                bool used, bool saved = false);
 
 }  // namespace custody::report
 

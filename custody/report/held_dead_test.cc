@@ -161,6 +161,54 @@ TEST(HeldDeadTest, CategoriesAndTheTimeline) {
   EXPECT_EQ(resolve_category(MemoryCategory::kOptimizerState, 0, 0, false), MemoryCategory::kOptimizerState);
 }
 
+MemoryEvent saved(const void* address, const char* op, Site site) {
+  MemoryEvent e = event(MemoryEventKind::kSaved, 0, address, std::move(site));
+  e.op = op;
+  return e;
+}
+
+// What an autograd node saved is autograd_saved (a parameter stays one), shown
+// at the site that saved it with the node's name.
+TEST(HeldDeadTest, TensorsSavedForBackwardAreTheirOwnCategoryAtTheSiteThatSavedThem) {
+  using custody::MemoryCategory;
+  int p = 0, h = 0;
+  const Site made = fake_site(0x1000), saving = fake_site(0x3000);
+  std::vector<MemoryEvent> history = {
+      alloc(8, &p, MemoryCategory::kParameter),  // 0
+      event(MemoryEventKind::kMark),             // 1
+      alloc(32, &h, MemoryCategory::kUnknown),   // 2  the op's output
+      event(MemoryEventKind::kUse, 0, &p),       // 3  kernel 0
+      event(MemoryEventKind::kUse, 0, &h),       // 4
+      saved(&p, "matmul", saving),               // 5
+      saved(&h, "relu", saving),                 // 6  (the first save names it)
+      saved(&h, "mul", made),                    // 7
+      event(MemoryEventKind::kTensorCreated),    // 8  kernel 1 uses nothing the test names
+      event(MemoryEventKind::kUse, 0, &p),       // 9
+      event(MemoryEventKind::kMark),             // 10 the step ends with h still held
+      event(MemoryEventKind::kFree, 32, &h),     // 11
+  };
+  history[2].site = made;
+  const HeldDead r = held_dead(history);
+  const auto at = [](MemoryCategory c) { return static_cast<size_t>(c); };
+  EXPECT_EQ(r.peak_by_category[at(MemoryCategory::kAutogradSaved)], 32);
+  EXPECT_EQ(r.peak_by_category[at(MemoryCategory::kParameter)], 8);
+  EXPECT_EQ(r.peak_by_category[at(MemoryCategory::kActivation)], 0);
+  EXPECT_GT(r.held_dead_by_category[at(MemoryCategory::kAutogradSaved)], 0);
+  const SiteHeld* at_save = nullptr;
+  for (const SiteHeld& s : r.sites) {
+    EXPECT_NE(s.pc, made.frames()[0]) << "h is shown where it was saved, not where it was made";
+    if (s.pc == saving.frames()[0]) at_save = &s;
+  }
+  ASSERT_NE(at_save, nullptr);
+  EXPECT_EQ(at_save->saved_by, "relu");
+  EXPECT_EQ(at_save->category, MemoryCategory::kAutogradSaved);
+  EXPECT_EQ(at_save->bytes, 32);
+  using custody::report::resolve_category;
+  EXPECT_EQ(resolve_category(MemoryCategory::kUnknown, 0, 0, false, /*saved=*/true), MemoryCategory::kAutogradSaved);
+  EXPECT_EQ(resolve_category(MemoryCategory::kParameter, 0, 0, false, /*saved=*/true), MemoryCategory::kParameter);
+  EXPECT_EQ(resolve_category(MemoryCategory::kInput, 0, 0, false, /*saved=*/true), MemoryCategory::kInput);
+}
+
 // Note [Garbage awaiting collection]: an allocation freed by a finalizer after
 // collection k was reachable at collection k-1.
 TEST(HeldDeadTest, GarbageAwaitingCollectionIsWhatFollowsTheLastCollectionThatFoundItReachable) {
@@ -266,6 +314,37 @@ TEST(HeldDeadTest, FindsATensorKeptPastItsLastUseAtTheFunctionThatMadeIt) {
   EXPECT_NEAR(sum, r.held_dead_byte_steps, 1e-6 * r.byte_steps);
   EXPECT_NEAR(r.byte_steps - r.bound_byte_steps, r.held_dead_byte_steps, 1e-6 * r.byte_steps);
   EXPECT_GE(r.dead_at_peak_bytes, 0);
+}
+
+ABSL_ATTRIBUTE_NOINLINE T forward_keeping_the_graph(const T& x) { return x.relu().sum(); }
+
+// A loss kept past its backward (no backward at all here) holds what relu
+// saved: the report finds it at the call that recorded relu, under its name.
+TEST(HeldDeadTest, FindsATensorSavedForBackwardAtTheOpThatSavedIt) {
+  custody::MemoryStats& stats = custody::Onednn::stats();
+  T x = make_kept();
+  x.requires_grad_();
+  stats.record_history(true, /*with_sites=*/true);
+  stats.mark();
+  std::vector<T> losses;  // kept across steps, as pytorch/pytorch #4890's running total
+  for (int s = 0; s < 3; ++s) {
+    losses.push_back(forward_keeping_the_graph(x));
+    for (int i = 0; i < 10; ++i) make_scratch().mul(2.0);
+    stats.mark();
+  }
+  losses.clear();
+  stats.mark();
+  stats.record_history(false);
+  const std::vector<MemoryEvent> history = stats.history();
+  stats.clear_history();
+  const HeldDead r = held_dead(history);
+  ASSERT_FALSE(r.sites.empty());
+  const SiteHeld& top = r.sites[0];
+  EXPECT_EQ(top.saved_by, "relu") << top.frame;
+  EXPECT_EQ(top.category, custody::MemoryCategory::kAutogradSaved);
+  EXPECT_TRUE(absl::StrContains(top.frame, "forward_keeping_the_graph")) << top.frame << "\n" << top.stack;
+  EXPECT_EQ(top.bytes, 3 * kKeptBytes);
+  EXPECT_GT(r.held_dead_by_category[static_cast<size_t>(custody::MemoryCategory::kAutogradSaved)], 0);
 }
 
 // A tensor made on one thread and released on another is counted once; the

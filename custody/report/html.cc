@@ -80,6 +80,12 @@ void summary_table(std::string& o, const WorkloadData& w) {
   figures_table(o, w);
 }
 
+// The site's category, and for tensors saved for backward the node that saved them.
+std::string category_cell(const SiteHeld& s) {
+  if (s.saved_by.empty()) return category_name(s.category);
+  return absl::StrCat(category_name(s.category), " (saved by ", html_escape(s.saved_by), ")");
+}
+
 std::string stack_details(const SiteHeld& s) {
   return absl::StrCat("<details><summary><code>", html_escape(s.frame), "</code></summary><pre>",
                       html_escape(s.stack.empty() ? "(no stack)" : s.stack), "</pre></details>");
@@ -108,7 +114,7 @@ void peak_detail(std::string& o, const ContenderData& c) {
   });
   if (sites.size() > 8) sites.resize(8);
   for (const SiteHeld* s : sites) {
-    absl::StrAppend(&o, "<tr><td><code>", html_escape(s->frame), "</code></td><td>", category_name(s->category),
+    absl::StrAppend(&o, "<tr><td><code>", html_escape(s->frame), "</code></td><td>", category_cell(*s),
                     "</td><td>", mib(s->alive_at_peak_bytes), "</td><td>", mib(s->dead_at_peak_bytes), "</td></tr>");
   }
   o += "</table></div>";
@@ -139,7 +145,7 @@ void held_dead_table(std::string& o, const ContenderData& c) {
                         "<th>dead at peak MiB</th>",
                     collected ? "<th>awaiting collection ≤</th>" : "", "</tr>");
     for (const SiteHeld* s : sites) {
-      absl::StrAppend(&o, "<tr><td>", stack_details(*s), "</td><td>", category_name(s->category), "</td><td>",
+      absl::StrAppend(&o, "<tr><td>", stack_details(*s), "</td><td>", category_cell(*s), "</td><td>",
                       s->allocations, "</td><td>", mib(s->bytes), "</td><td>",
                       absl::StrFormat("%.2f", s->held_dead_byte_steps / kMiB), "</td><td>",
                       absl::StrFormat("%.1f%%", h.held_dead_byte_steps > 0
@@ -164,7 +170,7 @@ void held_dead_table(std::string& o, const ContenderData& c) {
   if (!leaks.empty()) {
     o += "<table class=\"leaks\"><tr><th>never freed, made at</th><th>category</th><th>bytes</th></tr>";
     for (const SiteHeld* s : leaks) {
-      absl::StrAppend(&o, "<tr><td>", stack_details(*s), "</td><td>", category_name(s->category), "</td><td>",
+      absl::StrAppend(&o, "<tr><td>", stack_details(*s), "</td><td>", category_cell(*s), "</td><td>",
                       s->unfreed_bytes, "</td></tr>");
     }
     o += "</table>";

@@ -99,7 +99,7 @@ TEST(HtmlTest, EmbedsTheModelsChartData) {
   EXPECT_EQ(scope["peak_bytes"], 2 << 20);
   ASSERT_EQ(scope["samples"].size(), 3u);
   // [step, one per category, bound]
-  EXPECT_EQ(scope["samples"][2], Json::parse("[2.0, 3000, 0, 0, 0, 0, 0, 0, 1000]"));
+  EXPECT_EQ(scope["samples"][2], Json::parse("[2.0, 3000, 0, 0, 0, 0, 0, 0, 0, 1000]"));
   EXPECT_FALSE(data["workloads"][0]["contenders"][2]["has_memory"]);
   EXPECT_FALSE(data["workloads"][0]["contenders"][2].contains("samples"));
   // A chart per contender with memory, naming its place in the data.

@@ -54,8 +54,8 @@ struct CategoryStyle {
 inline constexpr CategoryStyle kStack[] = {
     {MemoryCategory::kParameter, "#4e79a7"}, {MemoryCategory::kOptimizerState, "#76b7b2"},
     {MemoryCategory::kInput, "#59a14f"},     {MemoryCategory::kActivation, "#f28e2b"},
-    {MemoryCategory::kGradient, "#e15759"},  {MemoryCategory::kTemporary, "#edc948"},
-    {MemoryCategory::kUnknown, "#bab0ac"},
+    {MemoryCategory::kAutogradSaved, "#b07aa1"}, {MemoryCategory::kGradient, "#e15759"},
+    {MemoryCategory::kTemporary, "#edc948"},     {MemoryCategory::kUnknown, "#bab0ac"},
 };
 static_assert(static_cast<int>(std::size(kStack)) == kNumMemoryCategories);
 
