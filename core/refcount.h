@@ -33,6 +33,16 @@ class RefCounted {
     return refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1;
   }
   int64_t use_count() const { return refcount_.load(std::memory_order_acquire); }
+  // Takes a new reference unless the last one is already gone (the object is
+  // being destroyed): what a weak reference needs to become a strong one. The
+  // caller must know the memory is still there (autograd's GradAccumulator
+  // reads it under the lock the destructor takes).
+  bool try_retain() const {
+    int64_t n = refcount_.load(std::memory_order_relaxed);
+    while (n > 0 && !refcount_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) {
+    }
+    return n > 0;
+  }
 
  protected:
   ~RefCounted() = default;

@@ -744,7 +744,11 @@ const BasicTensor<Policy, B>& BasicTensor<Policy, B>::requires_grad_(bool requir
         dtype_name(t.scalar_type()), shape_str(t.sizes())));
   }
   if (m == nullptr && !requires_grad) return *this;
-  t.ensure_autograd_meta().requires_grad = requires_grad;
+  autograd::internal::AutogradMeta& meta = t.ensure_autograd_meta();
+  meta.requires_grad = requires_grad;
+  if (requires_grad && !meta.accumulator) {
+    meta.accumulator = Ref<autograd::internal::GradAccumulator>(kAdopt, new autograd::internal::GradAccumulator(&t));
+  }
   return *this;
 }
 

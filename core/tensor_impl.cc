@@ -150,7 +150,10 @@ autograd::internal::AutogradMeta& TensorImpl::ensure_autograd_meta() const {
 void TensorImpl::reset_autograd_meta() const {
   // The meta may hold the last reference on a graph whose nodes hold tensors:
   // unlink it first, so that nothing reached from here sees a half-dead meta.
-  delete std::exchange(autograd_meta_, nullptr);
+  autograd::internal::AutogradMeta* m = std::exchange(autograd_meta_, nullptr);
+  // Edges to this leaf deliver nothing from now on (GradAccumulator).
+  if (m->accumulator) m->accumulator->forget(this);
+  delete m;
 }
 
 void TensorImpl::Destroy(TensorImpl* t) {

@@ -33,6 +33,13 @@
 // one at::Tensor behind custody's method names, and Params<T> a vector of
 // them. So the body uses what both offer: the methods LibtorchTensor lists.
 //
+// A body may train by autograd (examples/own_workload/tiny_autograd.h):
+// `params.requires_grad_()` in the constructor, `loss.backward()` and
+// `w.grad()` in the step, the update under a NoGrad<T> guard, then
+// `params.zero_grad()`. Such a workload says `static constexpr bool kAutograd
+// = true;` so that its libtorch peer runs on libtorch's autograd rather than
+// in inference mode.
+//
 // What runs the body, per policy (GenericRunner below):
 //   tensor_ptr  the handles: each tensor is freed when its last handle goes
 //   scope       a dispose scope around each step
@@ -77,6 +84,18 @@ struct ParamsOf<LibtorchTensor> {
 };
 template <class T>
 using Params = typename ParamsOf<T>::type;
+
+// No graph is recorded while it lives: custody::NoGradGuard, or libtorch's for the peer.
+template <class T>
+struct NoGradOf {
+  using type = NoGradGuard;
+};
+template <>
+struct NoGradOf<LibtorchTensor> {
+  using type = LibtorchNoGradGuard;
+};
+template <class T>
+using NoGrad = typename NoGradOf<T>::type;
 
 // What a workload type must provide (see above).
 template <class W>
@@ -138,18 +157,31 @@ class GenericRunner : public Runner {
   bool finished_ = false;
 };
 
+// Whether W's body calls backward() (its kAutograd, false when it has none).
+template <class W>
+constexpr bool uses_autograd() {
+  if constexpr (requires { W::kAutograd; }) {
+    return W::kAutograd;
+  } else {
+    return false;
+  }
+}
+
 // The generic body as plain libtorch: T = LibtorchTensor, libtorch's
-// inference mode around each step (as the built-in workloads' peers).
+// inference mode around each step (as the built-in workloads' peers), or its
+// autograd for a body that calls backward().
 template <OwnWorkload W>
 class LibtorchRunner : public Runner {
  public:
   using Model = typename W::template Model<LibtorchTensor>;
   explicit LibtorchRunner(const typename W::Data& d) {
-    LibtorchInferenceMode mode;
+    std::optional<LibtorchInferenceMode> mode;
+    if constexpr (!uses_autograd<W>()) mode.emplace();
     model_ = std::make_unique<Model>(d, params_);
   }
   void step() override {
-    LibtorchInferenceMode mode;
+    std::optional<LibtorchInferenceMode> mode;
+    if constexpr (!uses_autograd<W>()) mode.emplace();
     metric_ = model_->step();
   }
   double metric() override { return metric_; }

@@ -84,6 +84,19 @@ LibtorchTensor LibtorchTensor::mul_(const LibtorchTensor& o) const { return wrap
 LibtorchTensor LibtorchTensor::mul_(double o) const { return wrap(get(*this).mul_(o)); }
 LibtorchTensor LibtorchTensor::copy_(const LibtorchTensor& o) const { return wrap(get(*this).copy_(get(o))); }
 
+const LibtorchTensor& LibtorchTensor::requires_grad_(bool requires_grad) const {
+  get(*this).requires_grad_(requires_grad);
+  return *this;
+}
+bool LibtorchTensor::requires_grad() const { return get(*this).requires_grad(); }
+void LibtorchTensor::backward() const { get(*this).backward(); }
+LibtorchTensor LibtorchTensor::grad() const {
+  const at::Tensor g = get(*this).grad();
+  return g.defined() ? wrap(g) : LibtorchTensor();
+}
+void LibtorchTensor::reset_grad() const { get(*this).mutable_grad().reset(); }
+LibtorchTensor LibtorchTensor::detach() const { return wrap(get(*this).detach()); }
+
 template <class V>
 V LibtorchTensor::item() const {
   return get(*this).item<V>();
@@ -116,6 +129,19 @@ LibtorchTensor LibtorchParams::randn(std::string name, IntSpan sizes, double std
 LibtorchTensor LibtorchParams::uniform(std::string name, IntSpan sizes, double bound) {
   return add(std::move(name), wrap(at::rand(ref(sizes), at::kFloat).sub_(0.5).mul_(2 * bound)));
 }
+
+void LibtorchParams::requires_grad_(bool requires_grad) const {
+  for (const LibtorchTensor& v : values_) v.requires_grad_(requires_grad);
+}
+void LibtorchParams::zero_grad() const {
+  for (const LibtorchTensor& v : values_) v.reset_grad();
+}
+
+struct LibtorchNoGradGuard::State {
+  at::NoGradGuard guard;
+};
+LibtorchNoGradGuard::LibtorchNoGradGuard() : state_(std::make_unique<State>()) {}
+LibtorchNoGradGuard::~LibtorchNoGradGuard() = default;
 
 struct LibtorchInferenceMode::State {
   c10::InferenceMode mode;

@@ -82,6 +82,14 @@ class LibtorchTensor {
   LibtorchTensor mul_(double other) const;
   LibtorchTensor copy_(const LibtorchTensor& other) const;
 
+  // Autograd, libtorch's own (the peer of a body that calls backward()).
+  const LibtorchTensor& requires_grad_(bool requires_grad = true) const;
+  bool requires_grad() const;
+  void backward() const;
+  LibtorchTensor grad() const;  // an empty handle before any backward
+  void reset_grad() const;
+  LibtorchTensor detach() const;
+
   template <class V>
   V item() const;  // float, double, int64_t
   int64_t numel() const;
@@ -105,6 +113,9 @@ class LibtorchParams {
   LibtorchTensor randn(std::string name, IntSpan sizes, double stddev);
   LibtorchTensor uniform(std::string name, IntSpan sizes, double bound);
   size_t size() const { return values_.size(); }
+  // As nn::VarStore's.
+  void requires_grad_(bool requires_grad = true) const;
+  void zero_grad() const;
 
  private:
   LibtorchTensor add(std::string name, LibtorchTensor value);
@@ -112,13 +123,27 @@ class LibtorchParams {
   std::vector<LibtorchTensor> values_;
 };
 
-// libtorch's inference mode (no autograd bookkeeping), as its peers run, for one step.
+// libtorch's inference mode (no autograd bookkeeping), as its peers run, for
+// one step of a body that does not call backward().
 class LibtorchInferenceMode {
  public:
   LibtorchInferenceMode();
   ~LibtorchInferenceMode();
   LibtorchInferenceMode(const LibtorchInferenceMode&) = delete;
   LibtorchInferenceMode& operator=(const LibtorchInferenceMode&) = delete;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// libtorch's NoGradGuard (at::NoGradGuard), for a body's parameter updates.
+class LibtorchNoGradGuard {
+ public:
+  LibtorchNoGradGuard();
+  ~LibtorchNoGradGuard();
+  LibtorchNoGradGuard(const LibtorchNoGradGuard&) = delete;
+  LibtorchNoGradGuard& operator=(const LibtorchNoGradGuard&) = delete;
 
  private:
   struct State;

@@ -168,7 +168,7 @@ std::vector<ImplRef> run_backward(std::vector<Root> roots, bool retain_graph, bo
       const Node* n = *it;
       bool need = input_of_node.contains(n);
       for (const Edge& e : n->next) {
-        if ((e.fn && needed[e.fn.get()]) || (e.leaf && input_index(e.leaf.get()) >= 0)) need = true;
+        if ((e.fn && needed[e.fn.get()]) || (e.leaf && input_index(e.leaf->address()) >= 0)) need = true;
       }
       needed[n] = need;
     }
@@ -196,7 +196,8 @@ std::vector<ImplRef> run_backward(std::vector<Root> roots, bool retain_graph, bo
         ImplRef& b = buffer[e.fn.get()];
         b = sum(b, grads[i]);
       } else if (e.leaf) {
-        deliver_leaf(e.leaf, std::move(grads[i]));
+        // A leaf already gone gets nothing: nobody can read its gradient.
+        if (const ImplRef leaf = e.leaf->lock()) deliver_leaf(leaf, std::move(grads[i]));
       }
     }
   }

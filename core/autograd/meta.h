@@ -7,19 +7,37 @@
 //
 // Note [The graph holds core references]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// A node holds what it saved, and an edge holds the leaf it accumulates into,
-// as core references (`ImplRef`), never as a policy's handle: a reference the
-// graph owns, in no dispose scope, no ledger and no collector's heap. So under
-// every policy a saved tensor outlives the user's handles to it (dispose: the
-// user may dispose the input; scope: the scope may end), and the graph gives
-// it back itself, right after the node's backward runs (unless retain_graph)
-// or when the node dies. What a policy decides is when the handles to a
-// graph's *outputs* go — the graph lives exactly as long as some output's
-// TensorImpl does (its meta holds the node that made it) — and how the
-// gradients it hands out are owned: `grad()` adopts a fresh reference as a
-// handle of the caller's policy (a shared TensorPtr, a new dispose alias, an
-// entry of the current scope, a +1 of manual's ledger, a gc alias). Each
-// policy's header says, in its Note on autograd, what that means for its users.
+// A node holds what it saved as core references (`ImplRef`), never as a
+// policy's handle: a reference the graph owns, in no dispose scope, no ledger
+// and no collector's heap. So under every policy a saved tensor outlives the
+// user's handles to it (dispose: the user may dispose the input; scope: the
+// scope may end), and the graph gives it back itself, right after the node's
+// backward runs (unless retain_graph) or when the node dies. What a policy
+// decides is when the handles to a graph's *outputs* go — the graph lives
+// exactly as long as some output's TensorImpl does (its meta holds the node
+// that made it) — and how the gradients it hands out are owned: `grad()`
+// adopts a fresh reference as a handle of the caller's policy (a shared
+// TensorPtr, a new dispose alias, an entry of the current scope, a +1 of
+// manual's ledger, a gc alias). Each policy's header says, in its Note on
+// autograd, what that means for its users.
+//
+// Note [The graph never holds a tensor that has meta]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// backward(create_graph=true) stores in a leaf a gradient whose graph reaches
+// the leaf again: w -> w.grad -> its node -> (an edge to w, or w saved for
+// backward) -> w. Were those references strong, no reference count would
+// free the cycle once the user lets w go (pytorch/pytorch #4661, #82528;
+// TorchSharp's `t.grad = t`), under any policy, and a collector would not see
+// it either (the references are not in its heap). So nothing in a graph holds
+// a TensorImpl that carries meta: an edge to a leaf holds the leaf's
+// `GradAccumulator`, which does not keep the leaf alive (a gradient for a leaf
+// already gone is dropped: nobody can read it), and a node saves an input
+// that has meta as a view without meta over the same Storage (the version
+// check still sees in-place changes), with the input's edge to reconnect it
+// when create_graph reads it. Nodes only reach nodes made before them, and
+// views without meta reach nothing, so a graph has no cycle and the last
+// handle to a leaf frees it, its gradient and that gradient's graph, under
+// every policy.
 //
 // Note [Saved outputs]
 // ~~~~~~~~~~~~~~~~~~~~
@@ -36,6 +54,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "core/refcount.h"
 #include "core/tensor_impl.h"
 
@@ -74,12 +93,42 @@ namespace autograd::internal {
 
 class Node;
 
+// What an edge to a leaf holds: a reference to the leaf that does not keep it
+// alive (Note [The graph never holds a tensor that has meta]). Made by
+// requires_grad_(true), owned by the leaf's meta and by every edge to the
+// leaf; the leaf's destruction forgets it.
+class GradAccumulator final : public RefCounted {
+ public:
+  explicit GradAccumulator(const TensorImpl* leaf) : leaf_(leaf) {}
+  static void Destroy(GradAccumulator* a) { delete a; }
+
+  // The leaf, as a new reference; null once it is gone or going.
+  ImplRef lock() const {
+    absl::MutexLock l(&mu_);
+    if (leaf_ == nullptr || !leaf_->try_retain()) return nullptr;
+    return ImplRef(kAdopt, const_cast<TensorImpl*>(leaf_));
+  }
+  // The leaf's address, to compare with tensors the caller holds (autograd::grad's inputs).
+  const TensorImpl* address() const {
+    absl::MutexLock l(&mu_);
+    return leaf_;
+  }
+  // Called as `leaf` is destroyed (TensorImpl::reset_autograd_meta).
+  void forget(const TensorImpl* leaf) {
+    absl::MutexLock l(&mu_);
+    if (leaf_ == leaf) leaf_ = nullptr;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  const TensorImpl* leaf_ ABSL_GUARDED_BY(mu_);
+};
+
 // Where the gradient of one forward input goes: the node that made it, or the
-// leaf it accumulates into (Note [The graph holds core references]), or
-// nowhere (the input does not require grad).
+// leaf it accumulates into, or nowhere (the input does not require grad).
 struct Edge {
   Ref<Node> fn;
-  ImplRef leaf;
+  Ref<GradAccumulator> leaf;
   bool valid() const { return fn || leaf; }
 };
 
@@ -119,6 +168,9 @@ struct AutogradMeta {
   bool requires_grad = false;
   Ref<Node> grad_fn;  // null for a leaf
   ImplRef grad;       // a leaf's accumulated gradient (null before any backward)
+  // A leaf's: where edges to it deliver. A leaf's view made by a saved input
+  // under create_graph shares its leaf's (FnNode::saved).
+  Ref<GradAccumulator> accumulator;
 };
 
 }  // namespace autograd::internal
@@ -149,11 +201,12 @@ inline bool wants_grad(const Impls&... in) {
 }
 
 inline Edge edge_of(const TensorImpl& t) {
-  const AutogradMeta* m = t.autograd_meta();
+  AutogradMeta* m = t.autograd_meta();
   if (m == nullptr || !m->requires_grad) return {};
   if (m->grad_fn) return Edge{m->grad_fn, nullptr};
-  t.retain();
-  return Edge{nullptr, ImplRef(kAdopt, const_cast<TensorImpl*>(&t))};
+  // requires_grad_(true) made it; a leaf flagged some other way gets one here.
+  if (!m->accumulator) m->accumulator = Ref<GradAccumulator>(kAdopt, new GradAccumulator(&t));
+  return Edge{nullptr, m->accumulator};
 }
 
 // A new TensorImpl over `t`'s Storage with `t`'s sizes, strides and offset,

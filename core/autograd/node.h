@@ -95,8 +95,16 @@ class FnNode final : public Node {
     next.push_back(edge_of(t));
     inputs.push_back(Input{Dims(t.sizes().begin(), t.sizes().end()), t.scalar_type()});
   }
-  // Saves `t` (an input) in `slot` for backward, with its version now.
-  void save(size_t slot, const TensorImpl& t) { put(slot, custody::internal::retain(t), /*output=*/false); }
+  // Saves `t` (an input) in `slot` for backward, with its version now. An
+  // input in a graph is saved as a view without meta, with its edge (Note
+  // [The graph never holds a tensor that has meta], core/autograd/meta.h).
+  void save(size_t slot, const TensorImpl& t) {
+    if (t.autograd_meta() == nullptr) {
+      put(slot, custody::internal::retain(t), /*output=*/false);
+    } else {
+      put(slot, shallow_view(t), /*output=*/false, edge_of(t));
+    }
+  }
   // Saves the op's output (Note [Saved outputs]).
   void save_output(size_t slot, const TensorImpl& out) {
     put(slot, shallow_view(out), /*output=*/true);
@@ -113,12 +121,18 @@ class FnNode final : public Node {
     if (!s.impl) [[unlikely]] throw_released();  // given back by last_use in a backward that then threw
     const TensorImpl& t = *s.impl;
     if (t.storage()->version() != s.version) [[unlikely]] throw_modified(slot, t, s.version);
-    if (s.output && is_grad_enabled()) {
-      // create_graph: the output, connected to this node again.
+    if (is_grad_enabled() && (s.output || s.input.valid())) {
+      // create_graph: the output, connected to this node again; an input,
+      // connected to where its gradient went (its node, or its leaf's accumulator).
       ImplRef v = shallow_view(t);
       AutogradMeta& m = v->ensure_autograd_meta();
       m.requires_grad = true;
-      m.grad_fn = Ref<Node>::Retain(this);
+      if (s.output) {
+        m.grad_fn = Ref<Node>::Retain(this);
+      } else {
+        m.grad_fn = s.input.fn;
+        m.accumulator = s.input.leaf;
+      }
       return Temporary<T>(T::adopt(std::move(v)));
     }
     return Temporary<T>(T::adopt(s.impl));
@@ -148,13 +162,14 @@ class FnNode final : public Node {
     ImplRef impl;
     uint64_t version = 0;
     bool output = false;
+    Edge input;  // an input in a graph: where its gradient goes
   };
 
-  void put(size_t slot, ImplRef r, bool output) {
+  void put(size_t slot, ImplRef r, bool output, Edge input = {}) {
     if (saved_.size() <= slot) saved_.resize(slot + 1);
     const uint64_t v = r->storage()->version();
     r->storage()->note_saved(name_);
-    saved_[slot] = Saved{std::move(r), v, output};
+    saved_[slot] = Saved{std::move(r), v, output, std::move(input)};
   }
 
   [[noreturn, gnu::cold]] void throw_released() const {

@@ -222,9 +222,9 @@ TEST(Optimizers, StateIsMadeAtTheFirstStepAndBadHyperparametersAreRefused) {
 }
 
 // backward(create_graph=true) leaves each parameter a gradient whose graph
-// holds the parameter (pytorch #4661); the store drops the gradients of the
-// parameters it lets go, so the cycle goes with the store.
-TEST(VarStore, ClearingTheStoreFreesTheCreateGraphCycle) {
+// saved the parameter (in PyTorch a cycle, pytorch #4661); the parameter, its
+// gradient and that graph go with the store.
+TEST(VarStore, ACreateGraphGradientGoesWithTheStore) {
   for_each_backend([&]<class T>() {
     using B = typename T::backend_type;
     const StatsSnapshot before = B::stats().snapshot();

@@ -133,14 +133,10 @@ class VarStore {
     }
   }
 
-  // Gives every parameter back, and first drops their gradients: a gradient
-  // made by backward(create_graph=true) holds a graph that holds its
-  // parameter, a cycle no reference count frees (pytorch #4661); the store
-  // owns its parameters, so it breaks the cycle when it lets them go.
+  // Gives every parameter back: a parameter nobody else holds goes, with its
+  // gradient and, for one made by backward(create_graph=true), the gradient's
+  // graph (Note [The graph never holds a tensor that has meta]).
   void clear() {
-    for (const T& v : values_) {
-      if (v.defined()) v.reset_grad();
-    }
     for (T& v : values_) custody::release(v);
     values_.clear();
     names_.clear();

@@ -854,7 +854,31 @@ __attribute__((noinline)) void drop_graphs(const T& x, int n) {
     T loss = x.exp().sum();
   }
 }
+
+// `n` leaves, each left a gradient by backward(create_graph=true) whose graph
+// saved the leaf (pytorch #4661's cycle), all dying in this frame.
+template <class T>
+__attribute__((noinline)) void drop_create_graph_leaves(int n) {
+  for (int i = 0; i < n; ++i) {
+    T w = T::ones({64});
+    w.requires_grad_();
+    w.mul(w).sum().backward(T(), std::nullopt, /*create_graph=*/true);
+  }
+}
 }  // namespace gc_contract
+
+// A leaf whose gradient's graph saved it, held only by garbage, is collected
+// with the gradient and the graph (Note [Autograd under gc]).
+TYPED_TEST_P(GcContractTest, ACreateGraphGradientHeldOnlyByGarbageIsCollected) {
+  using T = TypeParam;
+  const StatsSnapshot before = TestFixture::stats();
+  const int64_t nodes = autograd::live_nodes();
+  gc_contract::drop_create_graph_leaves<T>(100);
+  gc_contract::collect_clean();
+  // Each leaf is a handful of tensors and nodes: all but what the conservative scan keeps.
+  EXPECT_LE(TestFixture::stats().live_tensors, before.live_tensors + 8 * gc_contract::kScanKeeps);
+  EXPECT_LE(autograd::live_nodes(), nodes + 4 * gc_contract::kScanKeeps);
+}
 
 TYPED_TEST_P(GcContractTest, AGraphHeldOnlyByGarbageIsCollectedWithWhatItSaved) {
   using T = TypeParam;
@@ -893,7 +917,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     ViewsKeepStorageAfterTheirBaseIsFinalized, ExceptionsLeakNothingAfterCollect,
     UserExceptionsPropagateUnchanged, CreationSiteInLifetimeErrorWhenTracking, StatsBalance,
     AHandleIsOnePointer,
-    AGraphHeldOnlyByGarbageIsCollectedWithWhatItSaved);
+    AGraphHeldOnlyByGarbageIsCollectedWithWhatItSaved, ACreateGraphGradientHeldOnlyByGarbageIsCollected);
 
 }  // namespace custody::testing
 

@@ -228,10 +228,11 @@
 // that finalizes the last one gives the graph back, and what it saved with
 // it. Saved bytes are tensor bytes, so they count toward the pressure
 // trigger. The graph's own references are outside the collected heap (Note
-// [The graph holds core references], core/autograd/meta.h), so a cycle
-// through a gradient — backward(create_graph=true) stores in a leaf a
-// gradient whose graph holds the leaf — is not collected: take higher-order
-// gradients with autograd::grad, which stores nothing in the leaves.
+// [The graph holds core references], core/autograd/meta.h), and none of them
+// keeps a tensor that has meta alive (Note [The graph never holds a tensor
+// that has meta]), so a graph has no cycle for the collector to miss: the
+// gradient backward(create_graph=true) stores in a leaf, and its graph, go
+// with the collection that finalizes the leaf's last alias.
 
 #ifndef CUSTODY_POLICIES_GC_GC_H_
 #define CUSTODY_POLICIES_GC_GC_H_

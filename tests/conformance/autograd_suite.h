@@ -476,8 +476,7 @@ TYPED_TEST_P(AutogradTest, GradReturnsGradientsAndLeavesLeavesAlone) {
 }
 
 // create_graph through autograd::grad: d/dx sum(x^3) = 3x^2, recorded, so its
-// own backward gives 6x. (backward(create_graph) on a leaf would store a
-// gradient whose graph holds the leaf: a cycle, as in PyTorch.)
+// own backward gives 6x.
 TYPED_TEST_P(AutogradTest, CreateGraphGivesSecondDerivatives) {
   using T = TypeParam;
   this->expect_released_everything();
@@ -502,6 +501,45 @@ TYPED_TEST_P(AutogradTest, CreateGraphGivesSecondDerivatives) {
   TestFixture::settle_policy();
   Temporary<T> gg = x->grad();
   EXPECT_EQ(values_of(*gg), std::vector<double>({6, 12, 18}));
+}
+
+// backward(create_graph=true) stores in the leaf a gradient whose graph
+// reaches the leaf again (it saved w, and its edges lead to w): PyTorch's
+// reference cycle (pytorch/pytorch #4661). Here the graph holds neither
+// strongly (Note [The graph never holds a tensor that has meta]), so the
+// gradient penalty works and letting the leaf go frees the leaf, its gradient
+// and the gradient's graph, under every policy.
+TYPED_TEST_P(AutogradTest, CreateGraphOnALeafIsFreedWithTheLeaf) {
+  using T = TypeParam;
+  this->expect_released_everything();
+  const int64_t before = TestFixture::live();
+  const int64_t nodes = autograd::live_nodes();
+  {
+    Temporary<T> w = T::from_vector(std::vector<float>{1, 2, 3});
+    w->requires_grad_();
+    {
+      Temporary<T> w3 = [&] {
+        Temporary<T> w2 = w->mul(*w);
+        return w2->mul(*w);
+      }();
+      Temporary<T> s = w3->sum();
+      s->backward(T(), std::nullopt, /*create_graph=*/true);
+    }
+    Temporary<T> g = w->grad();  // 3 w^2, with a graph that saved w
+    EXPECT_EQ(values_of(*g), std::vector<double>({3, 12, 27}));
+    EXPECT_TRUE(g->requires_grad());
+    EXPECT_GT(autograd::live_nodes(), nodes) << "the gradient's graph";
+    {
+      Temporary<T> g2 = g->mul(*g);
+      Temporary<T> penalty = g2->sum();  // sum(9 w^4): d/dw = 36 w^3
+      HandleVector<T> d = autograd::grad(std::vector<T>{*penalty}, std::vector<T>{*w});
+      EXPECT_EQ(values_of(d[0]), std::vector<double>({36, 288, 972}));
+      custody::release(d[0]);
+    }
+  }
+  TestFixture::settle_policy();
+  EXPECT_EQ(TestFixture::live(), before) << "the leaf, its gradient and the gradient's graph";
+  EXPECT_EQ(autograd::live_nodes(), nodes);
 }
 
 TYPED_TEST_P(AutogradTest, VarStoreZeroGrad) {
@@ -563,7 +601,7 @@ REGISTER_TYPED_TEST_SUITE_P(AutogradTest, OpGradientsMatchLibtorch, GradientsMat
                             ErrorsAreTypedAndNameTheOp, GraphGoesWithItsOutputs,
                             SavedTensorOutlivesTheUsersHandle, BackwardOnAnotherThread,
                             GradReturnsGradientsAndLeavesLeavesAlone, CreateGraphGivesSecondDerivatives,
-                            VarStoreZeroGrad, MlpByAutogradMatchesLibtorch);
+                            CreateGraphOnALeafIsFreedWithTheLeaf, VarStoreZeroGrad, MlpByAutogradMatchesLibtorch);
 
 }  // namespace custody::testing
 
