@@ -20,8 +20,9 @@
 #      suite): the first is timed, and a later one runs only if the
 #      time left (less what steps 4 and 5 need) covers 1.5x the first one's time;
 #   4. compare_cuda --quick: the five policies side by side on the GPU (its table goes in summary.txt);
-#   5. cuda_benchmark (3 short repetitions) and PyTorch's side (torch_peer.py --quick, when python3 has
-#      torch with CUDA), compared by report.py: the issue's ratios.
+#   5. cuda_benchmark (3 short repetitions; a case that reported an error fails the step) and PyTorch's
+#      side (torch_peer.py --quick, when python3 has torch with CUDA), compared by report.py: the
+#      issue's ratios.
 # What did not run for lack of time is listed as NOT RUN with the reason, never dropped. Every test
 # binary runs through ./launch, so CUSTODY_REQUIRE_CUDA=1: a missing GPU fails a test, never skips it.
 #
@@ -271,8 +272,28 @@ else
   run_step "$limit" "$work/bench/cuda_benchmark.log" "$launch" cuda_benchmark \
     "--benchmark_out=$bench_json" --benchmark_out_format=json \
     --benchmark_report_aggregates_only=false --benchmark_repetitions=3 --benchmark_min_time=0.05
+  # A case that calls SkipWithError still exits 0: read the JSON for cases that reported an error.
+  bench_errors=""
   if ((step_rc == 0)); then
+    bench_errors=$("$python" - "$bench_json" <<'PY'
+import json, sys
+try:
+    with open(sys.argv[1], encoding="utf-8") as f:
+        doc = json.load(f)
+except (OSError, ValueError) as e:
+    print("no benchmark JSON (%s)" % e)
+    sys.exit(0)
+bad = sorted({b.get("name", "?") for b in doc.get("benchmarks", []) if b.get("error_occurred")})
+if bad:
+    print("%d case(s) reported an error: %s%s" % (len(bad), ", ".join(bad[:5]), ", ..." if len(bad) > 5 else ""))
+PY
+)
+  fi
+  if ((step_rc == 0)) && [[ -z $bench_errors ]]; then
     note "PASS    cuda_benchmark (${step_s} s)"
+  elif ((step_rc == 0)); then
+    failed_steps=$((failed_steps + 1))
+    note "FAIL    cuda_benchmark (${step_s} s): $bench_errors"
   else
     failed_steps=$((failed_steps + 1))
     note "FAIL    cuda_benchmark (${step_s} s, $(why "$step_rc"))"

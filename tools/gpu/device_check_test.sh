@@ -6,7 +6,9 @@
 #     conformance binary timed, the others NOT RUN for lack of time and listed, compare_cuda's table in
 #     the summary, test cases counted, exit 4; the tests ran with CUSTODY_REQUIRE_CUDA=1 (the fake
 #     tests fail without it);
-#  C. a fake GPU and a failing test: exit 1, the failure named.
+#  C. a fake GPU and a failing test: exit 1, the failure named;
+#  D. a fake GPU and a benchmark case that reported an error (its binary still exits 0): exit 1, the
+#     case named.
 #   device_check_test.sh DEVICE_CHECK_SH LAUNCH_SH TEST_SUMMARY_PY
 set -euo pipefail
 tmp=$(mktemp -d "${TEST_TMPDIR:-/tmp}/device_check_test.XXXXXX")
@@ -55,7 +57,13 @@ echo "contender  median_ms"
 echo "scope          0.100"
 echo "wrote somewhere/compare.json"
 SH
-  printf '#!/usr/bin/env bash\nexit 0\n' >"$b/bin/cuda_benchmark"
+  # Google Benchmark's JSON; a case that errored when FAKE_BENCH_ERROR is set (the binary still exits 0).
+  cat >"$b/bin/cuda_benchmark" <<'SH'
+#!/usr/bin/env bash
+for a in "$@"; do [[ $a == --benchmark_out=* ]] && out=${a#--benchmark_out=}; done
+err=false; [[ -n ${FAKE_BENCH_ERROR:-} ]] && err=true
+echo "{\"benchmarks\": [{\"name\": \"add/cuda\", \"run_type\": \"iteration\", \"real_time\": 1.0, \"time_unit\": \"us\"}, {\"name\": \"softmax/cuda\", \"run_type\": \"iteration\", \"error_occurred\": $err, \"error_message\": \"fake\"}]}" >"${out:-/dev/null}"
+SH
   chmod +x "$b/bin/compare_cuda" "$b/bin/cuda_benchmark"
 }
 
@@ -116,4 +124,13 @@ expect_in "PASS    conformance_scope_cuda" "$summary"
 expect_in "FAILED: cuda_test S.t" "$summary"
 [[ $(tail -n 1 "$tmp/out-c/summary.txt") == "5 passed, 1 failed, 0 skipped" ]] ||
   fail "summary line: $(tail -n 1 "$tmp/out-c/summary.txt")"
+# ---- D. a fake GPU, every test passing, a benchmark case that reported an error ----
+make_bundle "$tmp/d" "$2" "$3"
+rc=0
+FAKE_GPU=1 FAKE_BENCH_ERROR=1 PATH=$tmp/fakebin:/usr/bin:/bin \
+  "$check" "$tmp/d" "$tmp/out-d" --budget 400 >"$tmp/d.log" 2>&1 || rc=$?
+summary=$(cat "$tmp/out-d/summary.txt")
+((rc == 1)) || fail "a benchmark case with an error: expected exit 1, got $rc: $summary"
+expect_in "FAIL    cuda_benchmark" "$summary"
+expect_in "1 case(s) reported an error: softmax/cuda" "$summary"
 echo "device_check_test: ok"
