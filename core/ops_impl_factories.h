@@ -68,6 +68,7 @@ absl::StatusOr<void*> allocate_with_retry(size_t nbytes) {
 // the request and the backend.
 template <class B>
 void* allocate_or_throw(int64_t nbytes, IntSpan sizes, ScalarType dtype, const char* op) {
+  const OpScope allocating(op);  // the memory history records which op allocated
   absl::StatusOr<void*> p = allocate_with_retry<B>(static_cast<size_t>(nbytes));
   if (ABSL_PREDICT_FALSE(!p.ok())) {
     const std::string message = absl::StrFormat(

@@ -9,8 +9,8 @@
 
 #include "absl/base/attributes.h"
 #include "absl/debugging/stacktrace.h"
-#include "absl/debugging/symbolize.h"
 #include "absl/strings/str_format.h"
+#include "core/symbolize.h"
 
 namespace custody::sites {
 namespace internal {
@@ -46,11 +46,11 @@ Site Site::from_frames(void* const* pcs, int n) noexcept try {
 std::string Site::to_string() const {
   std::string out;
   if (frames_ == nullptr) return out;
-  char name[1024];
   for (int i = 0; i < frames_->n; ++i) {
     void* pc = frames_->pc[i];
-    const char* sym = absl::Symbolize(pc, name, sizeof(name)) ? name : "??";
-    absl::StrAppendFormat(&out, "    #%d %p %s\n", i, pc, sym);
+    for (const SourceFrame& f : symbolize(pc)) {
+      absl::StrAppendFormat(&out, "    #%d %p %s%s\n", i, pc, format(f), f.inlined ? " (inlined)" : "");
+    }
   }
   return out;
 }

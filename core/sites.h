@@ -12,11 +12,13 @@
 // Note [Raw frames]
 // ~~~~~~~~~~~~~~~~~
 // A Site holds only the program counters absl::GetStackTrace returns (one
-// allocation, cheap to copy); they are symbolized with absl::Symbolize only when a report or an error message is
-// actually produced (`describe`, `Site::to_string`). Capturing costs well under
-// a microsecond; symbolizing a site costs tens of microseconds, paid only for
-// the sites a message prints. A consequence: a frame in a shared library
-// unloaded (dlclose) between capture and report prints as "??".
+// allocation, cheap to copy); they are symbolized to `file:line function`,
+// inlined calls included (core/symbolize.h), only when a report or an error
+// message is actually produced (`describe`, `Site::to_string`). Capturing costs
+// well under a microsecond; symbolizing costs tens of microseconds per new
+// program counter, paid only for the sites a message prints. A consequence: a
+// frame in a shared library unloaded (dlclose) between capture and report
+// prints as "??".
 
 #ifndef CUSTODY_CORE_SITES_H_
 #define CUSTODY_CORE_SITES_H_
@@ -59,8 +61,10 @@ class Site {
   // The program counters, innermost first (null when empty).
   void* const* frames() const noexcept { return frames_ ? frames_->pc : nullptr; }
 
-  // The stack as text, one "    #i 0xADDR symbol" line per frame ("??" when a
-  // frame cannot be symbolized); "" when empty. Symbolizes every frame.
+  // The stack as text, one "    #i 0xADDR file:line function" line per
+  // source frame — a call the compiler inlined at frame i is a line of its
+  // own, "(inlined)", before the function it was inlined into; "??" when a
+  // frame cannot be symbolized; "" when empty. Symbolizes every frame.
   std::string to_string() const;
 
  private:

@@ -24,6 +24,7 @@ namespace internal {
 
 constinit thread_local ThreadStatsCache thread_stats_cache{};
 constinit thread_local MemoryCategory current_category = MemoryCategory::kUnknown;
+constinit thread_local const char* current_op = nullptr;
 constinit thread_local bool in_collector = false;
 
 namespace {
@@ -225,7 +226,8 @@ void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* addres
                                 address, std::move(site),
                                 kind == MemoryEventKind::kAlloc ? internal::current_category
                                                                 : MemoryCategory::kUnknown,
-                                op, kind == MemoryEventKind::kFree && internal::in_collector,
+                                kind == MemoryEventKind::kAlloc ? internal::current_op : op,
+                                kind == MemoryEventKind::kFree && internal::in_collector,
                                 recording_thread()});
 }
 

@@ -79,7 +79,9 @@ struct MemoryEvent {
   // (record_history(true, /*with_sites=*/true)); empty otherwise.
   sites::Site site;
   MemoryCategory category = MemoryCategory::kUnknown;  // kAlloc: the category it was made in
-  const char* op = nullptr;  // kSaved: the autograd node that saved it ("relu", "matmul")
+  // kAlloc: the op that allocated ("relu", "matmul", "from_vector"; OpScope);
+  // kSaved: the autograd node that saved it. Null when not known.
+  const char* op = nullptr;
   bool by_collector = false;  // kFree: given back by a collection that found it garbage (CollectorFrees)
   // The thread that made the event: numbered from 1 in the order threads first
   // record one (a thread's number is never reused). A kFree whose thread differs
@@ -136,6 +138,7 @@ extern constinit thread_local ThreadStatsCache thread_stats_cache;
 // This thread's category for what it allocates now (CategoryScope), and
 // whether what it frees now is a collector's (CollectorFrees).
 extern constinit thread_local MemoryCategory current_category;
+extern constinit thread_local const char* current_op;
 extern constinit thread_local bool in_collector;
 
 }  // namespace internal
@@ -177,6 +180,21 @@ class CategoryScope {
 
  private:
   MemoryCategory previous_;
+};
+
+// RAII: what this thread allocates while it is alive was allocated by the op
+// `op` (a string that outlives the history: an op's name), recorded with each
+// kAlloc of a memory history (MemoryEvent::op). Ops<B> opens one around each
+// output's allocation. A thread-local store and load.
+class OpScope {
+ public:
+  explicit OpScope(const char* op) : previous_(internal::current_op) { internal::current_op = op; }
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
+  ~OpScope() { internal::current_op = previous_; }
+
+ private:
+  const char* previous_;
 };
 
 // Adds a kCollection event to the history of every MemoryStats recording one:

@@ -7,7 +7,9 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/debugging/symbolize.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/symbolize.h"
 
 namespace custody::report {
 
@@ -42,10 +44,34 @@ double StepClock::time(size_t i, int64_t clock) const {
 // workloads and examples (custody's own user code, which the compare tool
 // diagnoses), or in std:: or absl:: (std::function's invokers, containers), or
 // a compiler helper (__). So code to be diagnosed lives outside namespace
-// custody, as a user's does. Sites are grouped by that frame's program counter:
-// two calls in one function are two sites, one call reached along two paths is
-// one. A stack with no such frame (all of it custody's) folds to its outermost.
+// custody, as a user's does. Frames are source frames (core/symbolize.h): a
+// call the compiler inlined is a frame of its own, so code inlined into
+// custody's is still found. Sites are grouped by that frame's file:line (by
+// its program counter when the line is unknown: no DWARF): two calls in one
+// function are two sites; one line reached along two paths, or compiled into
+// two instantiations of a template, is one. A stack with no such frame (all of
+// it custody's) folds to its outermost.
+namespace {
+// The qualified name of a demangled function: what precedes its parameter
+// list, without the return type a function template's name starts with
+// ("void* custody::internal::f<int>(long)" -> "custody::internal::f<int>").
+std::string_view qualified_name(std::string_view symbol) {
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < symbol.size(); ++i) {
+    const char c = symbol[i];
+    if (c == '<') ++depth;
+    if (c == '>' && depth > 0) --depth;
+    if (depth > 0) continue;
+    if (c == '(' && i > start) return symbol.substr(start, i - start);
+    if (c == ' ') start = i + 1;  // what came before was a return type
+  }
+  return symbol.substr(start);
+}
+}  // namespace
+
 bool is_library_frame(std::string_view symbol) {
+  symbol = qualified_name(symbol);
   for (std::string_view user : {"custody::workloads::", "custody::examples::"}) {
     if (symbol.starts_with(user)) return false;
   }
@@ -111,41 +137,56 @@ struct Allocation {
   int64_t bytes = 0;
   const sites::Site* site = nullptr;
   MemoryCategory category = MemoryCategory::kUnknown;  // as recorded, then resolved
+  const char* op = nullptr;        // the op that allocated it
   const char* saved_by = nullptr;  // the first autograd node that saved it (kSaved)
   const sites::Site* save_site = nullptr;  // the stack that recorded that node
   bool by_collector = false;
   size_t reachable_until = 0;  // a collector free: the last earlier collection (0: none)
 };
 
+// A site's frame, as the report shows it and groups by.
+struct Folded {
+  const void* pc = nullptr;  // the stack frame it is in
+  std::string key;           // "file:line" when the line is known; else the pc
+  std::string label;         // "file:line function"
+};
+
 class Symbols {
  public:
-  const std::string& name(const void* pc) {
-    auto [it, inserted] = names_.try_emplace(pc);
-    if (inserted) {
-      char buf[1024];
-      it->second = absl::Symbolize(const_cast<void*>(pc), buf, sizeof(buf)) ? buf : "??";
-    }
-    return it->second;
-  }
   // The folded frame of `site` (Note [Folding sites]), cached by frame array.
-  const void* fold(const sites::Site& site) {
+  const Folded& fold(const sites::Site& site) {
     auto [it, inserted] = folded_.try_emplace(site.frames());
     if (inserted) {
-      const void* pc = site.frames()[site.size() - 1];
+      const void* outermost = site.frames()[site.size() - 1];
+      it->second = make(outermost, frames(outermost).back());
       for (int i = 0; i < site.size(); ++i) {
-        if (!is_library_frame(name(site.frames()[i]))) {
-          pc = site.frames()[i];
+        const void* pc = site.frames()[i];
+        const std::vector<sites::SourceFrame>& fs = frames(pc);
+        const auto user = std::find_if(fs.begin(), fs.end(), [](const sites::SourceFrame& f) {
+          return !is_library_frame(f.function);
+        });
+        if (user != fs.end()) {
+          it->second = make(pc, *user);
           break;
         }
       }
-      it->second = pc;
     }
     return it->second;
   }
 
  private:
-  absl::flat_hash_map<const void*, std::string> names_;
-  absl::flat_hash_map<void* const*, const void*> folded_;
+  // The source frames of a program counter, innermost first (inlined calls included).
+  const std::vector<sites::SourceFrame>& frames(const void* pc) {
+    auto [it, inserted] = frames_.try_emplace(pc);
+    if (inserted) it->second = sites::symbolize(pc);
+    return it->second;
+  }
+  static Folded make(const void* pc, const sites::SourceFrame& f) {
+    return Folded{pc, f.line > 0 ? absl::StrCat(f.file, ":", f.line) : absl::StrFormat("%p", pc), sites::format(f)};
+  }
+
+  absl::flat_hash_map<const void*, std::vector<sites::SourceFrame>> frames_;
+  absl::flat_hash_map<void* const*, Folded> folded_;
 };
 
 }  // namespace
@@ -181,7 +222,7 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
           ++out.out_of_order_allocs;
         }
         open[e.address] = allocs.size();
-        allocs.push_back({i, i, n, e.bytes, &e.site, e.category});
+        allocs.push_back({i, i, n, e.bytes, &e.site, e.category, e.op});
         live += e.bytes;
         if (live > out.peak_bytes) {
           out.peak_bytes = live;
@@ -217,7 +258,7 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
   out.peak_step = clock.at(peak_at);
 
   Symbols symbols;
-  absl::flat_hash_map<const void*, size_t> by_pc;  // folded pc -> index in out.sites
+  absl::flat_hash_map<std::string, size_t> by_key;  // folded frame's key -> index in out.sites
   std::vector<std::pair<double, const sites::Site*>> worst;  // per site: its largest holder
   // The timeline: bytes by category and the bound's schedule, as deltas per event.
   std::vector<std::array<int64_t, kNumMemoryCategories>> delta(n + 1);
@@ -275,18 +316,19 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
     const bool at_save = a.category == MemoryCategory::kAutogradSaved && a.save_site != nullptr &&
                          !a.save_site->empty();
     const sites::Site* site = at_save ? a.save_site : a.site;
-    const void* pc = site->empty() ? nullptr : symbols.fold(*site);
-    auto [it, inserted] = by_pc.try_emplace(pc, out.sites.size());
+    const Folded* folded = site->empty() ? nullptr : &symbols.fold(*site);
+    auto [it, inserted] = by_key.try_emplace(folded == nullptr ? std::string() : folded->key, out.sites.size());
     if (inserted) {
       SiteHeld s;
-      s.pc = pc;
-      s.frame = pc == nullptr ? "(no site: record the history with sites)" : symbols.name(pc);
+      s.pc = folded == nullptr ? nullptr : folded->pc;
+      s.frame = folded == nullptr ? "(no site: record the history with sites)" : folded->label;
       out.sites.push_back(std::move(s));
       worst.emplace_back(-1, nullptr);
       site_category_bytes.emplace_back();
     }
     SiteHeld& s = out.sites[it->second];
     if (s.saved_by.empty() && at_save) s.saved_by = a.saved_by;
+    if (a.op != nullptr && std::find(s.ops.begin(), s.ops.end(), a.op) == s.ops.end()) s.ops.push_back(a.op);
     ++s.allocations;
     s.bytes += a.bytes;
     s.byte_steps += all;

@@ -24,7 +24,7 @@
 //
 // so Σ held dead = byte-steps − bound, over every site and in total. Sites
 // are folded to their first frame outside custody's own code (Note [Folding
-// sites]) and aggregated by that frame.
+// sites]) and aggregated by that frame's file:line.
 //
 // A tensor an autograd node saved for backward is shown at the site that
 // saved it (the op's call), with the node's name (SiteHeld::saved_by).
@@ -49,8 +49,8 @@ namespace custody::report {
 
 // One creation site: the allocations whose stacks fold to the same frame.
 struct SiteHeld {
-  std::string frame;  // the first frame outside custody, symbolized ("(no site)" without stacks)
-  const void* pc = nullptr;  // that frame's program counter (the grouping key)
+  std::string frame;  // the first frame outside custody: "file:line function" ("(no site)" without stacks)
+  const void* pc = nullptr;  // the program counter of the first allocation's frame
   std::string stack;  // the whole stack of the site's largest holder of dead memory, symbolized
   int64_t allocations = 0;
   int64_t bytes = 0;  // allocated in all
@@ -62,6 +62,9 @@ struct SiteHeld {
   // Of held_dead_byte_steps, at most this was garbage awaiting a collection.
   double awaiting_collection_byte_steps = 0;
   MemoryCategory category = MemoryCategory::kUnknown;  // of most of its bytes
+  // The ops that allocated this site's memory ("relu"; several when one line
+  // makes more than one), in the order first seen; empty when not recorded.
+  std::vector<std::string> ops;
   // The autograd node that saved this site's tensors for backward ("relu"),
   // when the site is where they were saved; empty otherwise.
   std::string saved_by;

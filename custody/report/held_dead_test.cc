@@ -13,6 +13,7 @@
 
 #include "absl/base/attributes.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "backends/onednn/onednn.h"
 #include "core/sites.h"
 #include "core/stats.h"
@@ -257,6 +258,11 @@ TEST(HeldDeadTest, LibraryFramesAreCustodysStdAndAbseils) {
   EXPECT_FALSE(is_library_frame("custody::workloads::mlp::DisposeRunner::step()"));
   EXPECT_FALSE(is_library_frame("(anonymous namespace)::make_kept()"));
   EXPECT_FALSE(is_library_frame("main"));
+  // Demangled in full: a function template's name starts with its return type.
+  EXPECT_TRUE(is_library_frame("void* custody::internal::allocate_or_throw<custody::Onednn>(long, char const*)"));
+  EXPECT_TRUE(is_library_frame("absl::StatusOr<void*> custody::internal::allocate_once<custody::Onednn>(unsigned long)"));
+  EXPECT_FALSE(is_library_frame("std::vector<int> custody::workloads::mlp::make<float>(int)"));
+  EXPECT_FALSE(is_library_frame("custody::workloads::mlp::Trainer<custody::BasicTensor<A, B> >::step()::{lambda()#1}::operator()() const"));
 }
 
 // ---- a recorded history ------------------------------------------------------------
@@ -264,7 +270,8 @@ TEST(HeldDeadTest, LibraryFramesAreCustodysStdAndAbseils) {
 using T = custody::tensor_ptr::TensorPtrOn<custody::Onednn>;
 constexpr int64_t kKeptBytes = 256 * 256 * 4;
 
-ABSL_ATTRIBUTE_NOINLINE T make_kept() { return custody::tensor_ptr::ones<custody::Onednn>({256, 256}); }
+constexpr int kMakeKeptLine = __LINE__ + 1;  // the line of the allocating call
+ABSL_ATTRIBUTE_NOINLINE T make_kept() { return T::ones({256, 256}); }
 ABSL_ATTRIBUTE_NOINLINE T make_scratch() { return custody::tensor_ptr::ones<custody::Onednn>({64, 64}); }
 
 // Each step makes a 256 KiB tensor, reads it once at the start, and keeps it
@@ -296,6 +303,10 @@ TEST(HeldDeadTest, FindsATensorKeptPastItsLastUseAtTheFunctionThatMadeIt) {
   ASSERT_FALSE(r.sites.empty());
   const SiteHeld& top = r.sites[0];
   EXPECT_TRUE(absl::StrContains(top.frame, "make_kept")) << top.frame << "\n" << top.stack;
+  // At its file:line (core/symbolize.h), with the op that allocated it.
+  EXPECT_TRUE(absl::StartsWith(top.frame, absl::StrCat("custody/report/held_dead_test.cc:", kMakeKeptLine, " ")))
+      << top.frame;
+  EXPECT_EQ(top.ops, std::vector<std::string>{"ones"});
   EXPECT_EQ(top.allocations, kSteps);
   EXPECT_EQ(top.bytes, kSteps * kKeptBytes);
   // Dead for nearly all of each step (40 of the step's ~41 small rounds).
@@ -316,7 +327,11 @@ TEST(HeldDeadTest, FindsATensorKeptPastItsLastUseAtTheFunctionThatMadeIt) {
   EXPECT_GE(r.dead_at_peak_bytes, 0);
 }
 
-ABSL_ATTRIBUTE_NOINLINE T forward_keeping_the_graph(const T& x) { return x.relu().sum(); }
+constexpr int kReluLine = __LINE__ + 2;  // the line that records relu
+ABSL_ATTRIBUTE_NOINLINE T forward_keeping_the_graph(const T& x) {
+  T h = x.relu();
+  return h.sum();
+}
 
 // A loss kept past its backward (no backward at all here) holds what relu
 // saved: the report finds it at the call that recorded relu, under its name.
@@ -343,6 +358,9 @@ TEST(HeldDeadTest, FindsATensorSavedForBackwardAtTheOpThatSavedIt) {
   EXPECT_EQ(top.saved_by, "relu") << top.frame;
   EXPECT_EQ(top.category, custody::MemoryCategory::kAutogradSaved);
   EXPECT_TRUE(absl::StrContains(top.frame, "forward_keeping_the_graph")) << top.frame << "\n" << top.stack;
+  EXPECT_TRUE(absl::StartsWith(top.frame, absl::StrCat("custody/report/held_dead_test.cc:", kReluLine, " ")))
+      << top.frame;
+  EXPECT_EQ(top.ops, std::vector<std::string>{"relu"});
   EXPECT_EQ(top.bytes, 3 * kKeptBytes);
   EXPECT_GT(r.held_dead_by_category[static_cast<size_t>(custody::MemoryCategory::kAutogradSaved)], 0);
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
 #include "custody/report/json.h"
 #include "custody/report/model.h"
@@ -87,7 +88,9 @@ std::string category_cell(const SiteHeld& s) {
 }
 
 std::string stack_details(const SiteHeld& s) {
-  return absl::StrCat("<details><summary><code>", html_escape(s.frame), "</code></summary><pre>",
+  return absl::StrCat("<details><summary><code>", html_escape(s.frame), "</code>",
+                      s.ops.empty() ? "" : absl::StrCat(" <span class=\"op\">", html_escape(absl::StrJoin(s.ops, ", ")), "</span>"),
+                      "</summary><pre>",
                       html_escape(s.stack.empty() ? "(no stack)" : s.stack), "</pre></details>");
 }
 

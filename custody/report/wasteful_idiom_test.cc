@@ -52,7 +52,9 @@ std::vector<MemoryEvent> record(const mlp::MlpData& data, bool wasteful) {
 
 // The activation `a = h.relu()`: the step's one unary op with a [batch, hidden]
 // result (BasicTensor::relu itself may be inlined, as under ASan's -O1).
-constexpr const char* kUnary = "Ops<>::unary()";
+// (A frame reads "custody::internal::Ops<custody::Onednn>::unary(...)", or
+// "Ops<>::unary()" where only the ELF symbol's abbreviated name is known.)
+constexpr const char* kUnary = ">::unary(";
 bool is_activation(const MemoryEvent& e, int64_t bytes) {
   return e.kind == MemoryEventKind::kAlloc && e.bytes == bytes &&
          absl::StrContains(e.site.to_string(), kUnary);

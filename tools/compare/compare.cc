@@ -343,6 +343,7 @@ Json held_dead_json(const report::HeldDead& h) {
     site["awaiting_collection_byte_steps"] = json_number(s.awaiting_collection_byte_steps);
     site["category"] = category_name(s.category);
     if (!s.saved_by.empty()) site["saved_by"] = s.saved_by;
+    site["ops"] = s.ops;
     site["unfreed_bytes"] = s.unfreed_bytes;
     site["stack"] = s.stack;
     sites.push_back(std::move(site));
