@@ -10,6 +10,7 @@
 #include "absl/base/attributes.h"
 #include "absl/debugging/stacktrace.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
 #include "core/symbolize.h"
 
 namespace custody::sites {
@@ -30,6 +31,25 @@ bool tracking_from_env() {
 using internal::g_tracking;
 
 void set_tracking(bool on) { g_tracking.store(on ? 1 : 0, std::memory_order_relaxed); }
+
+namespace {
+absl::Mutex g_hold_mu;
+int g_holds ABSL_GUARDED_BY(g_hold_mu) = 0;
+bool g_held_from ABSL_GUARDED_BY(g_hold_mu) = false;
+}  // namespace
+
+void hold_tracking() {
+  absl::MutexLock lock(&g_hold_mu);
+  if (g_holds++ == 0) {
+    g_held_from = tracking();
+    set_tracking(true);
+  }
+}
+
+void release_tracking() {
+  absl::MutexLock lock(&g_hold_mu);
+  if (g_holds > 0 && --g_holds == 0) set_tracking(g_held_from);
+}
 
 Site Site::from_frames(void* const* pcs, int n) noexcept try {
   if (n <= 0 || pcs == nullptr) return {};

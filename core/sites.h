@@ -42,6 +42,14 @@ inline bool tracking() {
 }
 void set_tracking(bool on);
 
+// Tracking on from the first hold_tracking() to the matching last
+// release_tracking(), then back to what it was: a memory history that records
+// sites holds it, so the policies also keep where each reference, scope and
+// alias was made (Note [Held by], core/stats.h). set_tracking() meanwhile is
+// undone by the last release.
+void hold_tracking();
+void release_tracking();
+
 // A captured call stack: raw program counters, symbolized on demand. Empty
 // when tracking was off or capturing failed. Copies share one immutable frame
 // array (copying is a reference-count increment; never throws).

@@ -26,6 +26,7 @@ constinit thread_local ThreadStatsCache thread_stats_cache{};
 constinit thread_local MemoryCategory current_category = MemoryCategory::kUnknown;
 constinit thread_local const char* current_op = nullptr;
 constinit thread_local bool in_collector = false;
+constinit thread_local const Holder* current_holder = nullptr;
 
 namespace {
 
@@ -67,6 +68,7 @@ MemoryStats::MemoryStats() : id_(internal::g_next_id.fetch_add(1, std::memory_or
 }
 
 MemoryStats::~MemoryStats() {
+  if (recording_sites_.load()) sites::release_tracking();
   Registry& r = registry();
   absl::MutexLock lock(&r.mu);
   r.all.erase(std::remove(r.all.begin(), r.all.end(), this), r.all.end());
@@ -142,9 +144,9 @@ int64_t MemoryStats::sum(std::atomic<int64_t> internal::ThreadStatsBlock::*count
 }
 
 namespace {
-// The stack of the allocation being recorded, whether or not sites are tracked
+// The stack of the event being recorded, whether or not sites are tracked
 // for leak reports (sites::tracking()): the history asked for it.
-ABSL_ATTRIBUTE_NOINLINE sites::Site alloc_site() {
+ABSL_ATTRIBUTE_NOINLINE sites::Site this_stack() {
   void* pcs[sites::Site::kMaxFrames];
   return sites::Site::from_frames(pcs, absl::GetStackTrace(pcs, sites::Site::kMaxFrames, 0));
 }
@@ -158,7 +160,7 @@ void MemoryStats::on_alloc(int64_t bytes, const void* address) {
   }
   if (recording()) {
     record(MemoryEventKind::kAlloc, bytes, address,
-           recording_sites_.load(std::memory_order_relaxed) ? alloc_site() : sites::Site());
+           recording_sites_.load(std::memory_order_relaxed) ? this_stack() : sites::Site());
   }
 }
 
@@ -170,7 +172,11 @@ void MemoryStats::on_alloc(int64_t bytes, const void* address) {
 void MemoryStats::on_free(int64_t bytes, const void* address) {
   internal::ThreadStatsBlock::add(block()->frees, 1);
   bytes_in_use_.fetch_sub(bytes, std::memory_order_relaxed);
-  if (recording()) record(MemoryEventKind::kFree, bytes, address);
+  if (recording()) {
+    record(MemoryEventKind::kFree, bytes, address,
+           recording_sites_.load(std::memory_order_relaxed) && !internal::in_collector ? this_stack()
+                                                                                     : sites::Site());
+  }
 }
 
 StatsSnapshot MemoryStats::snapshot() const {
@@ -193,8 +199,12 @@ void MemoryStats::record_history(bool enabled, bool with_sites) {
     start_ = std::chrono::steady_clock::now();
     events_.clear();
   }
+  const bool had_sites = recording_sites_.load();
   recording_sites_.store(enabled && with_sites);
   recording_.store(enabled);
+  // Sites of holders too (Note [Held by]).
+  if (enabled && with_sites && !had_sites) sites::hold_tracking();
+  if (had_sites && !(enabled && with_sites)) sites::release_tracking();
 }
 
 namespace {
@@ -212,7 +222,7 @@ uint32_t recording_thread() {
 void MemoryStats::on_saved(const void* address, const char* op) {
   if (!recording()) return;
   record(MemoryEventKind::kSaved, 0, address,
-         recording_sites_.load(std::memory_order_relaxed) ? alloc_site() : sites::Site(), op);
+         recording_sites_.load(std::memory_order_relaxed) ? this_stack() : sites::Site(), op);
 }
 
 void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* address, sites::Site site,
@@ -229,6 +239,14 @@ void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* addres
                                 kind == MemoryEventKind::kAlloc ? internal::current_op : op,
                                 kind == MemoryEventKind::kFree && internal::in_collector,
                                 recording_thread()});
+  const internal::Holder* h = internal::current_holder;
+  if (kind == MemoryEventKind::kFree && h != nullptr) {
+    MemoryEvent& e = events_.back();
+    e.holder = h->what;
+    e.holder_name = h->name;
+    e.holder_verb = h->verb;
+    if (h->site != nullptr) e.holder_site = *h->site;
+  }
 }
 
 void MemoryStats::mark() {

@@ -75,8 +75,9 @@ struct MemoryEvent {
   MemoryEventKind kind;
   int64_t bytes;          // size of the alloc/free, 0 otherwise
   const void* address = nullptr;  // the allocation (kAlloc, kFree, kUse), when known
-  // The call stack that made a kAlloc, when the history records sites
-  // (record_history(true, /*with_sites=*/true)); empty otherwise.
+  // When the history records sites (record_history(true, /*with_sites=*/true)):
+  // the call stack that made a kAlloc, that freed a kFree (not a collector's),
+  // that recorded a kSaved's node; empty otherwise.
   sites::Site site;
   MemoryCategory category = MemoryCategory::kUnknown;  // kAlloc: the category it was made in
   // kAlloc: the op that allocated ("relu", "matmul", "from_vector"; OpScope);
@@ -87,6 +88,13 @@ struct MemoryEvent {
   // record one (a thread's number is never reused). A kFree whose thread differs
   // from its kAlloc's is a release on another thread (a server's responder).
   uint32_t thread = 0;
+  // kFree: what held it until now, as the policy that let it go says (HeldBy,
+  // Note [Held by]); null when none said, which is its last reference going.
+  // `site` is then the stack that freed it, when sites are recorded.
+  const char* holder = nullptr;       // "the dispose scope"
+  const char* holder_name = nullptr;  // the autograd node's name ("relu"); null otherwise
+  const char* holder_verb = nullptr;  // how holder_site relates to it: "opened at", "made at"
+  sites::Site holder_site;            // where the holder was made, when known
 };
 
 // The live-set lower bound of a recorded history: the peak of bytes in use had
@@ -139,6 +147,13 @@ extern constinit thread_local ThreadStatsCache thread_stats_cache;
 // whether what it frees now is a collector's (CollectorFrees).
 extern constinit thread_local MemoryCategory current_category;
 extern constinit thread_local const char* current_op;
+struct Holder {
+  const char* what;
+  const char* name;
+  const sites::Site* site;
+  const char* verb;
+};
+extern constinit thread_local const Holder* current_holder;
 extern constinit thread_local bool in_collector;
 
 }  // namespace internal
@@ -195,6 +210,42 @@ class OpScope {
 
  private:
   const char* previous_;
+};
+
+// Note [Held by]
+// ~~~~~~~~~~~~~~~
+// Memory held past its last use was held by something: a handle still alive,
+// a reference not yet disposed or freed, a scope not yet ended, an alias the
+// collector has not yet found garbage, a VarStore, an autograd node that saved
+// it. The policy knows which when it lets the memory go, so that is where it
+// is said: a policy (or core/nn, or the autograd engine) opens a HeldBy around
+// what it gives back, and each kFree of a memory history records the innermost
+// one (MemoryEvent::holder...) with the stack that freed it. Nothing is named
+// by the report code: custody/report prints what the policy said ("the dispose
+// scope opened at workloads/mlp/scope.h:31") and adds up the dead byte-time
+// each holder kept. A free with no HeldBy open is its last reference going
+// (a TensorPtr's last handle, a Tensor's destructor), reported with the line
+// that dropped it. A thread-local store and load; what it says reaches only a
+// recorded memory history.
+//
+//   HeldBy held("the dispose scope", &scope->opened_at, "opened at");
+//   refs.clear();  // each kFree: held by the dispose scope opened at ...
+class HeldBy {
+ public:
+  // `what`, `name` and `verb` outlive the history (string literals, op names);
+  // `site` (may be null or empty) outlives this HeldBy.
+  explicit HeldBy(const char* what, const sites::Site* site = nullptr, const char* verb = "made at",
+                  const char* name = nullptr)
+      : holder_{what, name, site, verb}, previous_(internal::current_holder) {
+    internal::current_holder = &holder_;
+  }
+  HeldBy(const HeldBy&) = delete;
+  HeldBy& operator=(const HeldBy&) = delete;
+  ~HeldBy() { internal::current_holder = previous_; }
+
+ private:
+  internal::Holder holder_;
+  const internal::Holder* previous_;
 };
 
 // Adds a kCollection event to the history of every MemoryStats recording one:

@@ -138,3 +138,55 @@ TEST(MemoryStatsTest, HistoryRecordsTheTotalAfterEachEvent) {
 
 }  // namespace
 }  // namespace custody
+
+namespace custody {
+namespace {
+
+// A history recording sites holds site tracking on, so the policies keep the
+// sites of what holds memory (Note [Held by]); it goes back as it was after.
+TEST(MemoryStatsTest, AHistoryWithSitesHoldsSiteTrackingOn) {
+  sites::ScopedTracking off(false);
+  MemoryStats a, b;
+  a.record_history(true, /*with_sites=*/false);
+  EXPECT_FALSE(sites::tracking());
+  a.record_history(true, /*with_sites=*/true);
+  EXPECT_TRUE(sites::tracking());
+  b.record_history(true, /*with_sites=*/true);
+  a.record_history(false);
+  EXPECT_TRUE(sites::tracking());  // b still records sites
+  b.record_history(false);
+  EXPECT_FALSE(sites::tracking());
+}
+
+// Each free records what said it held the memory, innermost first, and the
+// stack that freed it when sites are recorded.
+TEST(MemoryStatsTest, AFreeRecordsItsHolder) {
+  MemoryStats s;
+  int x = 0, y = 0, z = 0;
+  const sites::Site opened = sites::Site::from_frames(std::vector<void*>{&x}.data(), 1);
+  s.record_history(true, /*with_sites=*/true);
+  s.on_alloc(8, &x);
+  s.on_alloc(8, &y);
+  s.on_alloc(8, &z);
+  s.on_free(8, &x);
+  {
+    const HeldBy scope("the dispose scope", &opened, "opened at");
+    s.on_free(8, &y);
+    const HeldBy node("the autograd node", nullptr, nullptr, "relu");
+    s.on_free(8, &z);
+  }
+  s.record_history(false);
+  const std::vector<MemoryEvent> h = s.history();
+  ASSERT_EQ(h.size(), 6u);
+  EXPECT_EQ(h[3].holder, nullptr);
+  EXPECT_FALSE(h[3].site.empty());  // the stack that freed it
+  EXPECT_STREQ(h[4].holder, "the dispose scope");
+  EXPECT_STREQ(h[4].holder_verb, "opened at");
+  EXPECT_EQ(h[4].holder_site.frames()[0], &x);
+  EXPECT_STREQ(h[5].holder, "the autograd node");
+  EXPECT_STREQ(h[5].holder_name, "relu");
+  EXPECT_TRUE(h[5].holder_site.empty());
+}
+
+}  // namespace
+}  // namespace custody

@@ -51,12 +51,31 @@ HeldDead write_html(const std::string& path) {
   return s->write_html(path, title());
 }
 
+void write_snapshot(const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_session == nullptr) {
+    throw InvalidArgument("custody::report::write_snapshot: no report is being recorded (call start() first)");
+  }
+  g_session->write_snapshot(path);
+}
+
 namespace {
 
-// CUSTODY_REPORT=path: record from start-up, write at exit.
+bool set(const char* path) { return path != nullptr && *path != '\0'; }
+
+// CUSTODY_REPORT=path, CUSTODY_SNAPSHOT=path: record from start-up, write at exit.
 void write_at_exit() {
+  if (!active()) return;
+  if (const char* snapshot = std::getenv("CUSTODY_SNAPSHOT"); set(snapshot)) {
+    try {
+      write_snapshot(snapshot);
+      std::cerr << "custody::report: wrote " << snapshot << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "custody::report: " << e.what() << "\n";
+    }
+  }
   const char* path = std::getenv("CUSTODY_REPORT");
-  if (path == nullptr || !active()) return;
+  if (!set(path)) return;
   try {
     const HeldDead h = write_html(path);
     std::cerr << "custody::report: wrote " << path << " (" << h.held_dead_share() * 100
@@ -67,8 +86,7 @@ void write_at_exit() {
 }
 
 const bool g_started_from_environment = [] {
-  const char* path = std::getenv("CUSTODY_REPORT");
-  if (path == nullptr || *path == '\0') return false;
+  if (!set(std::getenv("CUSTODY_REPORT")) && !set(std::getenv("CUSTODY_SNAPSHOT"))) return false;
   start();
   std::atexit(write_at_exit);
   return true;

@@ -47,6 +47,13 @@ bool active();
 // returns the analysis (the top sites). InvalidArgument if start() was not
 // called or the file cannot be written (the message names the path and why).
 HeldDead write_html(const std::string& path);
+// Writes what was recorded since start() as PyTorch's memory snapshot
+// (custody/report/snapshot.h: the blocks alive at the peak with their stacks,
+// and every allocation and free), for torch/cuda/_memory_viz.py; recording
+// goes on. InvalidArgument if no report is being recorded or the file cannot
+// be written. CUSTODY_SNAPSHOT=path does it at exit (and starts recording if
+// CUSTODY_REPORT did not).
+void write_snapshot(const std::string& path);
 
 }  // namespace custody::report
 

@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/shape.h"
+#include "core/stats.h"
 #include "core/temporary.h"
 
 namespace custody::autograd::internal {
@@ -85,7 +86,13 @@ class FnNode final : public Node {
     return out.take();
   }
 
+  ~FnNode() override {
+    const HeldBy held("the autograd node", nullptr, nullptr, name_);  // Note [Held by], core/stats.h
+    saved_.clear();
+  }
+
   void release_saved() override {
+    const HeldBy held("the autograd node", nullptr, nullptr, name_);
     saved_.clear();
     released_ = true;
   }

@@ -34,6 +34,7 @@
 #include "absl/strings/str_format.h"
 #include "core/error.h"
 #include "core/policy_traits.h"
+#include "core/stats.h"
 #include "core/tensor.h"
 
 namespace custody::nn {
@@ -137,6 +138,7 @@ class VarStore {
   // gradient and, for one made by backward(create_graph=true), the gradient's
   // graph (Note [The graph never holds a tensor that has meta]).
   void clear() {
+    const HeldBy held("the VarStore");  // for a memory history (Note [Held by], core/stats.h)
     for (T& v : values_) custody::release(v);
     values_.clear();
     names_.clear();

@@ -68,6 +68,17 @@ std::string_view qualified_name(std::string_view symbol) {
   }
   return symbol.substr(start);
 }
+
+// An inlined call to a function of internal linkage (an anonymous namespace's)
+// is named without its namespace, DWARF keeping no linkage name for it
+// ("fill"): custody's own when its file is.
+bool unqualified_library_frame(const sites::SourceFrame& f) {
+  if (qualified_name(f.function).find("::") != std::string_view::npos) return false;
+  for (std::string_view lib : {"core/", "policies/", "backends/", "/usr/"}) {
+    if (std::string_view(f.file).starts_with(lib)) return true;
+  }
+  return false;
+}
 }  // namespace
 
 bool is_library_frame(std::string_view symbol) {
@@ -163,7 +174,7 @@ class Symbols {
         const void* pc = site.frames()[i];
         const std::vector<sites::SourceFrame>& fs = frames(pc);
         const auto user = std::find_if(fs.begin(), fs.end(), [](const sites::SourceFrame& f) {
-          return !is_library_frame(f.function);
+          return !is_library_frame(f.function) && !unqualified_library_frame(f);
         });
         if (user != fs.end()) {
           it->second = make(pc, *user);
@@ -258,6 +269,36 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
   out.peak_step = clock.at(peak_at);
 
   Symbols symbols;
+  // What held each allocation past its last use (Note [Held by], core/stats.h).
+  absl::flat_hash_map<std::pair<std::string, std::string>, size_t> holders;  // -> index in out.held_by
+  std::vector<absl::flat_hash_map<std::string, double>> site_holders;  // per site: holder -> held
+  const auto add_holder = [&](std::string holder, std::string released_at, double held) {
+    auto [it, inserted] = holders.try_emplace(std::make_pair(holder, released_at), out.held_by.size());
+    if (inserted) out.held_by.push_back(HeldByShare{std::move(holder), std::move(released_at)});
+    ++out.held_by[it->second].allocations;
+    out.held_by[it->second].held_dead_byte_steps += held;
+    return out.held_by[it->second].label();
+  };
+  const auto hold = [&](const Allocation& a, double held, double awaiting, size_t site) {
+    std::string holder, released_at;
+    const MemoryEvent* f = a.free < n ? &history[a.free] : nullptr;
+    if (f == nullptr) {
+      holder = "still held at the end";
+    } else if (f->kind != MemoryEventKind::kFree) {
+      holder = "unknown (its free was not recorded)";
+    } else {
+      holder = f->holder == nullptr ? "its last handle" : f->holder;
+      if (f->holder_name != nullptr) absl::StrAppend(&holder, " ", f->holder_name);
+      if (!f->holder_site.empty()) {
+        absl::StrAppend(&holder, " ", f->holder_verb != nullptr ? f->holder_verb : "made at", " ",
+                        symbols.fold(f->holder_site).key);
+      }
+      if (!f->site.empty()) released_at = symbols.fold(f->site).key;
+      if (a.by_collector) absl::StrAppend(&holder, ", still reachable");
+    }
+    if (held - awaiting > 0) site_holders[site][add_holder(holder, released_at, held - awaiting)] += held - awaiting;
+    if (awaiting > 0) site_holders[site][add_holder("garbage awaiting a collection", "", awaiting)] += awaiting;
+  };
   absl::flat_hash_map<std::string, size_t> by_key;  // folded frame's key -> index in out.sites
   std::vector<std::pair<double, const sites::Site*>> worst;  // per site: its largest holder
   // The timeline: bytes by category and the bound's schedule, as deltas per event.
@@ -325,6 +366,7 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
       out.sites.push_back(std::move(s));
       worst.emplace_back(-1, nullptr);
       site_category_bytes.emplace_back();
+      site_holders.emplace_back();
     }
     SiteHeld& s = out.sites[it->second];
     if (s.saved_by.empty() && at_save) s.saved_by = a.saved_by;
@@ -339,12 +381,23 @@ HeldDead held_dead(const std::vector<MemoryEvent>& history) {
     if (dead_at_peak) s.dead_at_peak_bytes += a.bytes;
     if (a.free == n) s.unfreed_bytes += a.bytes;
     if (held > worst[it->second].first) worst[it->second] = {held, site};
+    if (held > 0) hold(a, held, awaiting, it->second);
   }
   for (size_t i = 0; i < out.sites.size(); ++i) {
     if (worst[i].second != nullptr) out.sites[i].stack = worst[i].second->to_string();
     const auto& b = site_category_bytes[i];
     out.sites[i].category = static_cast<MemoryCategory>(std::max_element(b.begin(), b.end()) - b.begin());
+    double most = 0;
+    for (const auto& [holder, held] : site_holders[i]) {
+      if (held > most || (held == most && holder < out.sites[i].held_by)) {
+        most = held;
+        out.sites[i].held_by = holder;
+      }
+    }
   }
+  std::stable_sort(out.held_by.begin(), out.held_by.end(), [](const HeldByShare& a, const HeldByShare& b) {
+    return a.held_dead_byte_steps > b.held_dead_byte_steps;
+  });
   std::stable_sort(out.sites.begin(), out.sites.end(), [](const SiteHeld& a, const SiteHeld& b) {
     return a.held_dead_byte_steps > b.held_dead_byte_steps;
   });

@@ -68,6 +68,27 @@ struct SiteHeld {
   // The autograd node that saved this site's tensors for backward ("relu"),
   // when the site is where they were saved; empty otherwise.
   std::string saved_by;
+  // What held most of this site's dead byte-time (HeldByShare::label()); empty
+  // when nothing was held dead.
+  std::string held_by;
+};
+
+// What held memory past its last use (Note [Held by], core/stats.h), and how
+// much: the allocations it let go of, and their dead byte-time.
+struct HeldByShare {
+  // As the policy said it, with the line of its site: "the dispose scope
+  // opened at workloads/mlp/scope.h:31", "the autograd node relu", "its last
+  // handle" (no holder said: the last reference went); "garbage awaiting a
+  // collection" and "<holder>, still reachable" split a collector's frees
+  // (Note [Garbage awaiting collection]); "still held at the end" when never freed.
+  std::string holder;
+  // The line that let go of most of it (the free's stack, folded), when
+  // sites were recorded and the holder names no site of its own.
+  std::string released_at;
+  int64_t allocations = 0;
+  double held_dead_byte_steps = 0;
+  // "holder, released at file:line" (or the holder alone).
+  std::string label() const { return released_at.empty() ? holder : holder + ", released at " + released_at; }
 };
 
 // Bytes in use by category, and the live-set bound's schedule, after an event.
@@ -103,6 +124,7 @@ struct HeldDead {
   std::array<double, kNumMemoryCategories> held_dead_by_category{};  // byte-steps
   std::vector<TimelineSample> timeline;  // after each recorded kAlloc and kFree
   std::vector<SiteHeld> sites;       // most held dead first
+  std::vector<HeldByShare> held_by;  // most held dead first; Σ = held_dead_byte_steps
   // The share of the program's byte-time held past last use (0 when nothing was held).
   double held_dead_share() const { return byte_steps > 0 ? held_dead_byte_steps / byte_steps : 0; }
 };

@@ -6,6 +6,7 @@
 
 #include "custody/report/held_dead.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -248,6 +249,67 @@ TEST(HeldDeadTest, GarbageAwaitingCollectionIsWhatFollowsTheLastCollectionThatFo
   const HeldDead f = held_dead(first);
   EXPECT_GT(f.held_dead_byte_steps, 0);
   EXPECT_DOUBLE_EQ(f.awaiting_collection_byte_steps, f.held_dead_byte_steps);
+}
+
+// What held each allocation is what its free says (Note [Held by], core/stats.h): the dead
+// byte-time adds up by holder, a collector's split into what the program still held and what
+// may have been garbage awaiting the collection.
+TEST(HeldDeadTest, DeadTimeAddsUpByWhatHeldIt) {
+  int a = 0, b = 0, c = 0, d = 0, z = 0;
+  const Site scope_site = fake_site(0x3000);
+  MemoryEvent by_scope = event(MemoryEventKind::kFree, 20, &b);
+  by_scope.holder = "the dispose scope";
+  by_scope.holder_verb = "opened at";
+  by_scope.holder_site = scope_site;
+  MemoryEvent by_node = event(MemoryEventKind::kFree, 5, &d);
+  by_node.holder = "the autograd node";
+  by_node.holder_name = "relu";
+  MemoryEvent by_alias = collector_free(40, &c);
+  by_alias.holder = "its gc alias";
+  const std::vector<MemoryEvent> h = {
+      event(MemoryEventKind::kMark),               // 0  t = 0
+      event(MemoryEventKind::kAlloc, 10, &a),      // 1  0
+      event(MemoryEventKind::kAlloc, 20, &b),      // 2  0
+      event(MemoryEventKind::kAlloc, 40, &c),      // 3  0
+      event(MemoryEventKind::kAlloc, 5, &d),       // 4  0
+      event(MemoryEventKind::kUse, 0, &a),         // 5  0 -> 0.25: every last use
+      event(MemoryEventKind::kUse, 0, &b),         // 6
+      event(MemoryEventKind::kUse, 0, &c),         // 7
+      event(MemoryEventKind::kUse, 0, &d),         // 8
+      event(MemoryEventKind::kTensorCreated),      // 9  0.25
+      event(MemoryEventKind::kUse, 0, &z),         // 10 0.25 -> 0.5
+      event(MemoryEventKind::kFree, 10, &a),       // 11 0.5: no holder said: its last handle
+      by_node,                                     // 12 0.5
+      event(MemoryEventKind::kCollection),         // 13 0.5: finds nothing (c reachable)
+      event(MemoryEventKind::kUse, 0, &z),         // 14 0.5 -> 0.75
+      by_scope,                                    // 15 0.75
+      event(MemoryEventKind::kUse, 0, &z),         // 16 0.75 -> 1
+      event(MemoryEventKind::kMark),               // 17 1 (the step's end)
+      event(MemoryEventKind::kCollection),         // 18 1: finds c
+      by_alias,                                    // 19 1
+  };
+  const HeldDead r = held_dead(h);
+  const auto share = [&](std::string_view holder) {
+    for (const custody::report::HeldByShare& s : r.held_by) {
+      if (s.holder == holder) return s.held_dead_byte_steps;
+    }
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(share("its last handle"), 10 * 0.25);
+  EXPECT_DOUBLE_EQ(share("the autograd node relu"), 5 * 0.25);
+  // The scope's site folds to its first frame (a fake program counter here, printed as such).
+  const auto scope = std::find_if(r.held_by.begin(), r.held_by.end(), [](const auto& s) {
+    return absl::StartsWith(s.holder, "the dispose scope opened at ");
+  });
+  ASSERT_NE(scope, r.held_by.end());
+  EXPECT_DOUBLE_EQ(scope->held_dead_byte_steps, 20 * 0.5);
+  EXPECT_EQ(r.held_by[0].holder, "garbage awaiting a collection");  // most held first
+  EXPECT_DOUBLE_EQ(share("its gc alias, still reachable"), 40 * 0.25);
+  EXPECT_DOUBLE_EQ(share("garbage awaiting a collection"), 40 * 0.5);
+  double sum = 0;
+  for (const custody::report::HeldByShare& s : r.held_by) sum += s.held_dead_byte_steps;
+  EXPECT_DOUBLE_EQ(sum, r.held_dead_byte_steps);
+  EXPECT_EQ(r.held_by.size(), 5u);
 }
 
 TEST(HeldDeadTest, LibraryFramesAreCustodysStdAndAbseils) {

@@ -123,6 +123,26 @@ void peak_detail(std::string& o, const ContenderData& c) {
   o += "</table></div>";
 }
 
+// What held the dead byte-time (Note [Held by], core/stats.h): the first holder as a sentence, then
+// the top holders as a table.
+void held_by_table(std::string& o, const HeldDead& h) {
+  if (h.held_by.empty() || h.held_dead_byte_steps <= 0) return;
+  const auto share = [&](const HeldByShare& b) {
+    return absl::StrFormat("%.0f %%", 100 * b.held_dead_byte_steps / h.held_dead_byte_steps);
+  };
+  absl::StrAppend(&o, "<p class=\"held-by\">", share(h.held_by[0]), " of the dead byte-time was held by ",
+                  html_escape(h.held_by[0].label()), ".</p>");
+  o += "<table class=\"held-by\"><tr><th>held by</th><th>released at</th><th>allocations</th>"
+       "<th>held dead MiB×steps</th><th>share</th></tr>";
+  for (size_t i = 0; i < std::min<size_t>(h.held_by.size(), 8); ++i) {
+    const HeldByShare& b = h.held_by[i];
+    absl::StrAppend(&o, "<tr><td>", html_escape(b.holder), "</td><td><code>", html_escape(b.released_at),
+                    "</code></td><td>", b.allocations, "</td><td>",
+                    absl::StrFormat("%.2f", b.held_dead_byte_steps / kMiB), "</td><td>", share(b), "</td></tr>");
+  }
+  o += "</table>";
+}
+
 void held_dead_table(std::string& o, const ContenderData& c) {
   const HeldDead& h = c.held_dead;
   const bool collected = h.collections > 0;
@@ -137,6 +157,7 @@ void held_dead_table(std::string& o, const ContenderData& c) {
                     " garbage awaiting one of ", h.collections, " collections, the rest held by the program");
   }
   o += ".</p>";
+  held_by_table(o, h);
   std::vector<const SiteHeld*> sites;
   for (const SiteHeld& s : h.sites) {
     if (s.held_dead_byte_steps > 0) sites.push_back(&s);
@@ -145,7 +166,7 @@ void held_dead_table(std::string& o, const ContenderData& c) {
   if (!sites.empty()) {
     absl::StrAppend(&o, "<table class=\"sites\"><tr><th>site (first frame outside custody)</th><th>category</th>"
                         "<th>allocations</th><th>MiB</th><th>held dead MiB×steps</th><th>share</th>"
-                        "<th>dead at peak MiB</th>",
+                        "<th>dead at peak MiB</th><th>held by</th>",
                     collected ? "<th>awaiting collection ≤</th>" : "", "</tr>");
     for (const SiteHeld* s : sites) {
       absl::StrAppend(&o, "<tr><td>", stack_details(*s), "</td><td>", category_cell(*s), "</td><td>",
@@ -154,7 +175,8 @@ void held_dead_table(std::string& o, const ContenderData& c) {
                       absl::StrFormat("%.1f%%", h.held_dead_byte_steps > 0
                                                     ? 100 * s->held_dead_byte_steps / h.held_dead_byte_steps
                                                     : 0.0),
-                      "</td><td>", mib(s->dead_at_peak_bytes), "</td>",
+                      "</td><td>", mib(s->dead_at_peak_bytes), "</td><td class=\"holder\">",
+                      html_escape(s->held_by), "</td>",
                       collected ? absl::StrCat("<td>", absl::StrFormat("%.2f", s->awaiting_collection_byte_steps / kMiB),
                                         "</td>")
                          : "",

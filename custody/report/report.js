@@ -151,9 +151,15 @@
       peak.dispatchEvent(new MouseEvent('mouseleave'));
       const r = svg.getBoundingClientRect();
       svg.dispatchEvent(new MouseEvent('mousemove', {clientX: r.left + r.width / 2, clientY: r.top + r.height / 2}));
+      // The contender's held-by sentence and table, between its chart and the next contender's heading.
+      let heldBy = null, heldByRows = 0;
+      for (let n = box.nextElementSibling; n && n.tagName !== 'H3'; n = n.nextElementSibling) {
+        if (n.matches('p.held-by') && n.offsetHeight > 0) heldBy = n.textContent;
+        if (n.matches('table.held-by')) heldByRows = n.querySelectorAll('tr').length - 1;
+      }
       result.push({name: box.dataset.name, areas: svg.querySelectorAll('path.area').length,
                    bound: svg.querySelectorAll('path.bound').length, peak_shown: peakShown, peak_rows: peakRows,
-                   tip: tip.textContent});
+                   tip: tip.textContent, held_by: heldBy, held_by_rows: heldByRows});
     });
     document.getElementById('selftest').textContent = JSON.stringify(result);
   }

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "custody/report/output.h"
 #include "custody/report/html.h"
+#include "custody/report/snapshot.h"
 
 namespace custody::report {
 
@@ -35,6 +36,15 @@ void Session::step() {
   if (!recording_) return;
   stats_.mark();
   ++steps_;
+}
+
+void Session::write_snapshot(const std::string& path) {
+  if (!recording_) throw InvalidArgument("report::Session::write_snapshot: after write_html (the history is gone)");
+  try {
+    write_file(path, snapshot_pickle(stats_.history()));
+  } catch (const OutputError& e) {
+    throw InvalidArgument(absl::StrCat("report::Session::write_snapshot: ", e.what()));
+  }
 }
 
 HeldDead Session::write_html(const std::string& path, std::string_view title) {

@@ -45,6 +45,10 @@ class Session {
   // (through a temporary file renamed into place). Returns the analysis.
   // OutputError-like failures throw custody::Error naming the path.
   HeldDead write_html(const std::string& path, std::string_view title = "custody report");
+  // Writes the history recorded so far as PyTorch's memory snapshot pickle
+  // (custody/report/snapshot.h) to `path`, whole or not at all; recording goes
+  // on. InvalidArgument after write_html() or when the file cannot be written.
+  void write_snapshot(const std::string& path);
 
  private:
   MemoryStats& stats_;

@@ -6,11 +6,18 @@
 //   CUSTODY_REPORT=/tmp/report.html ./bazelw run //examples/report
 //   CUSTODY_REPORT=/tmp/report.html ./bazelw run --//policies:policy=gc //examples/report
 //
-// then open /tmp/report.html: the site holding most memory past its last use
-// is make_features() (each step's features are released only after 30 more
-// small ops), and the leak is made in make_cache(). The program does not call
-// the report: linking //custody:report and setting CUSTODY_REPORT is enough;
-// custody::report::step() marks the steps when a report is recorded.
+// then open /tmp/report.html: the line holding most memory past its last use
+// is make_features()'s (each step's features are released only after 30 more
+// small ops), with the op that allocated it (randn) and what held it (the
+// reference made there, released at the late custody::release below; under
+// tensor_ptr its last handle); the leak is made in make_cache(). The program
+// does not call the report: linking //custody:report and setting CUSTODY_REPORT
+// is enough; custody::report::step() marks the steps when a report is
+// recorded. CUSTODY_SNAPSHOT=/tmp/snapshot.pickle also writes the history as
+// PyTorch's memory snapshot, for torch/cuda/_memory_viz.py.
+//
+// report_example_test.py finds the lines marked `// site:` below and checks
+// that the report names them: move one and the expected line moves with it.
 
 #include <iostream>
 
@@ -23,9 +30,13 @@ namespace {
 
 using custody::Tensor;
 
-ABSL_ATTRIBUTE_NOINLINE Tensor make_features() { return Tensor::randn({512, 512}); }  // 1 MiB
+ABSL_ATTRIBUTE_NOINLINE Tensor make_features() {
+  return Tensor::randn({512, 512});  // site: features (1 MiB)
+}
 ABSL_ATTRIBUTE_NOINLINE Tensor make_scratch() { return Tensor::ones({64, 64}); }
-ABSL_ATTRIBUTE_NOINLINE Tensor* make_cache() { return new Tensor(Tensor::zeros({1000})); }
+ABSL_ATTRIBUTE_NOINLINE Tensor* make_cache() {
+  return new Tensor(Tensor::zeros({1000}));  // site: cache
+}
 
 }  // namespace
 
@@ -42,7 +53,7 @@ int main() {
       custody::release(scratch);
       custody::release(doubled);
     }
-    custody::release(features);  // late: held past its last use through the loop above
+    custody::release(features);  // site: release (late: held past its last use through the loop above)
     custody::release(mean);
     custody::report::step();
   }

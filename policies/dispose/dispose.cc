@@ -9,6 +9,7 @@
 #include "core/reclaim.h"
 #include "core/shape.h"
 #include "core/sites.h"
+#include "core/stats.h"
 #include "policies/internal/per_thread.h"
 #include "policies/internal/slab_registry.h"
 

@@ -54,6 +54,7 @@
 #include "core/error.h"
 #include "core/policy_traits.h"
 #include "core/sites.h"
+#include "core/stats.h"
 #include "core/tensor_impl.h"
 #include "policies/internal/counted_slot.h"
 
@@ -152,6 +153,7 @@ inline void add_handle(Alias* a) {
 
 // Gives the alias's reference back unless it was already; true if this call did.
 inline bool dispose(Alias* a) {
+  const HeldBy held("the reference", &a->site);  // for a memory history (Note [Held by], core/stats.h)
   if (a->owner == tl_owner &&
       a->state.load(std::memory_order_acquire) == Alias::kHandle) [[likely]] {
     a->state.store(Alias::kHandle | Alias::kDisposed, std::memory_order_relaxed);

@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/reclaim.h"
 #include "core/sites.h"
+#include "core/stats.h"
 #include "policies/internal/per_thread.h"
 
 namespace custody::gc::internal {
@@ -140,6 +141,8 @@ bool dispose(Alias* a) {
   // Nothing left to finalize: the alias is plain garbage once unreachable.
   // (The caller's handle keeps `a` reachable during this call.)
   if constexpr (kTable) GC_REGISTER_FINALIZER_NO_ORDER(a, nullptr, nullptr, nullptr, nullptr);
+  const sites::Site site = site_of(a);
+  const HeldBy held("the reference", &site);  // for a memory history (Note [Held by], core/stats.h)
   give_back(p);
   return true;
 }

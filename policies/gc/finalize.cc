@@ -144,6 +144,7 @@ int64_t run_pending() {
   tls_in_finalizers = true;
   {
     const CollectorFrees frees;  // frees here are the collector's (core/stats.h)
+    const HeldBy held("its gc alias");  // Note [Held by], core/stats.h
     give_back_pending();
     while (GC_should_invoke_finalizers()) {
       if (GC_invoke_finalizers() == 0) break;

@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/reclaim.h"
 #include "core/sites.h"
+#include "core/stats.h"
 #include "policies/internal/per_thread.h"
 #include "policies/internal/slab_registry.h"
 
@@ -428,7 +429,10 @@ void free_entry_slow(const EntryId& id, const char* op) {
   if (remaining == 0) [[likely]] {
     if (sites::tracking()) [[unlikely]] capture_freed(s);
     // The reference goes first: fewer stores wait for its atomic decrement.
-    ImplRef(kAdopt, end_entry(s, id.serial)).reset();
+    {
+      const HeldBy held("the reference", &s->created_at);  // Note [Held by], core/stats.h
+      ImplRef(kAdopt, end_entry(s, id.serial)).reset();
+    }
     queue_for_reuse(s);
     return;
   }

@@ -3,6 +3,7 @@
 #include "policies/scope/scope.h"
 
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -12,6 +13,7 @@
 #include "core/shape.h"
 #include "core/object_cache.h"
 #include "core/sites.h"
+#include "core/stats.h"
 #include "policies/internal/intrusive_list.h"
 #include "policies/internal/per_thread.h"
 
@@ -28,6 +30,7 @@ struct ThreadState {
 
 // One open scope and the entries registered in it, oldest first.
 struct ScopeState {
+  sites::Site opened_at;  // where it was opened, when tracking is on
   ThreadState* thread = nullptr;
   uint64_t thread_id = 0;
   ScopeState* outer = nullptr;  // the scope enclosing this one (towards the bottom of the stack)
@@ -206,7 +209,7 @@ void check_thread(const ScopeState* s, const char* op) {
 // half-ended scope (Note [Entry lifetime]).
 void empty_scope(ScopeState* s, DisposedBy why,
                  const absl::flat_hash_set<const Entry*>* keep = nullptr) {
-  std::vector<ImplRef> refs;
+  std::vector<std::pair<ImplRef, CameIn>> refs;
   refs.reserve(static_cast<size_t>(s->entries.size()));  // may throw: nothing changed yet
   Statistics& st = me().stats;
   s->entries.for_each([&](Entry* e) {
@@ -216,14 +219,20 @@ void empty_scope(ScopeState* s, DisposedBy why,
     const bool sole = e->anchors.load(std::memory_order_acquire) == 1;
     ImplRef r;
     if (take_owned(e, why, sole, &r)) ++st.disposed_in_scope;
-    if (r) refs.push_back(std::move(r));  // capacity reserved: cannot throw
+    if (r) refs.emplace_back(std::move(r), e->came_in);  // capacity reserved: cannot throw
     if (sole) {
       destroy_entry(e);
     } else {
       drop_anchor(e);
     }
   });
-  // `refs` goes here: the references are given back.
+  // The references are given back, each said to be held by this scope (Note [Held by], core/stats.h).
+  static constexpr const char* kHolder[] = {"the dispose scope", "the dispose scope it was moved into",
+                                            "the dispose scope it was attached to"};
+  for (auto& [r, came_in] : refs) {
+    const HeldBy held(kHolder[static_cast<int>(came_in)], &s->opened_at, "opened at");
+    r.reset();
+  }
 }
 
 }  // namespace
@@ -346,6 +355,8 @@ void dispose(Entry* e) {
   // its scope ends: Note [Lent references].)
   const uintptr_t held = e->held.load(std::memory_order_acquire);
   if (held == 0) return;
+  // What this gives back was held by this reference (Note [Held by], core/stats.h).
+  const HeldBy held_by("the reference", &e->site);
   ThreadState& ts = me();
   Statistics& st = ts.stats;
   if (e->owner.load(std::memory_order_acquire) == ts.id) {
@@ -387,6 +398,7 @@ void move_to_outer(Entry* e) {
   unlink(e);
   if (outer != nullptr) {
     link(outer, e);
+    e->came_in = CameIn::kMoved;
   } else {
     unlend(e);
     ++me().stats.detached_from_scope;
@@ -413,9 +425,11 @@ void attach(ScopeState* s, Entry* e, const char* op) {
     if (owner != me().id) throw_other_thread(op);
     if (e->scope == s) return;
     unlink(e);  // a move between two scopes of this thread
+    e->came_in = CameIn::kMoved;
   } else {
     e->anchors.fetch_add(1, std::memory_order_relaxed);
     ++me().stats.attached_to_scope;
+    e->came_in = CameIn::kAttached;
   }
   link(s, e);
 }
@@ -425,6 +439,7 @@ void hand_out(ScopeState* inner, Entry* e, const char* op) {
   if (inner->outer != nullptr) {
     unlink(e);
     link(inner->outer, e);
+    e->came_in = CameIn::kMoved;
   } else if (unscoped_allowed(me())) {
     unlink(e);
     unlend(e);
@@ -477,6 +492,7 @@ ScopeState* state_of(const DisposeScope& s) { return s.state_; }
 
 DisposeScope::DisposeScope() : state_(new internal::ScopeState) {
   internal::ThreadState& ts = internal::me();
+  if (sites::tracking()) [[unlikely]] state_->opened_at = sites::capture_stack(0);
   state_->thread = &ts;
   state_->thread_id = ts.id;
   state_->outer = ts.innermost;

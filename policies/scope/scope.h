@@ -165,6 +165,9 @@ inline TensorImpl* impl_of(uintptr_t word) {
   return reinterpret_cast<TensorImpl*>(word & ~kLent);
 }
 
+// How an entry came into the scope holding it (for a memory history's holder, Note [Held by]).
+enum class CameIn : uint8_t { kMade, kMoved, kAttached };
+
 struct Entry {
   // The entry's reference on the tensor (its own, or its part of a share);
   // 0 once disposed. Exchanged atomically, so racing disposals give the
@@ -179,6 +182,7 @@ struct Entry {
   Entry* prev = nullptr;               // scope list links
   Entry* next = nullptr;
   DisposedBy disposed_by = DisposedBy::kNotYet;
+  CameIn came_in = CameIn::kMade;      // how it came into the scope that holds it
   sites::Site site;                    // creation site, when tracking is on
   sites::Site disposed_site;           // where it was disposed, when tracking is on
 };

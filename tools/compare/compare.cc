@@ -97,6 +97,10 @@ ABSL_FLAG(std::string, out, "", "where compare.json and the plots go; empty: com
 ABSL_FLAG(bool, sites, true,
           "record where each allocation was made in the memory pass (the held-dead report by site); "
           "false: the memory pass without stacks");
+ABSL_FLAG(bool, snapshots, false,
+          "also write each custody contender's memory pass as PyTorch's memory snapshot, "
+          "<out>/<workload>_<backend>_<contender>.pickle (custody/report/snapshot.h), for "
+          "torch/cuda/_memory_viz.py");
 ABSL_FLAG(std::string, llama_checkpoint, "",
           "a llama2.c checkpoint for the llama workload; empty: seeded random weights");
 ABSL_FLAG(int64_t, ops_size, 0,
@@ -130,6 +134,7 @@ Options parse(int argc, char** argv) {
   if (flags::specified("out") && o.out_dir.empty()) flags::usage_error("--out is empty: name a directory");
   o.llama_checkpoint = absl::GetFlag(FLAGS_llama_checkpoint);
   o.sites = absl::GetFlag(FLAGS_sites);
+  o.snapshots = absl::GetFlag(FLAGS_snapshots);
   if (flags::specified("ops_size")) {
     o.ops_size = flags::at_least("ops_size", absl::GetFlag(FLAGS_ops_size), 2);
     if (o.ops_size % 2 != 0) flags::usage_error("--ops_size must be even (a round views half the rows)");
@@ -257,14 +262,30 @@ void print_table(const WorkloadResult& r) {
   std::cout.flush();
 }
 
-// Writes the timeline data and a gnuplot script; runs gnuplot. Returns the PNG path or "".
-std::string plot(const Options& o, const WorkloadResult& r) {
+// A file name's part for a workload and its variant ("2 workers" -> "mlp_2workers").
+std::string file_stem(const WorkloadResult& r) {
   std::string variant;
   for (char c : r.plan.variant) {
-    if (c != ' ') variant += c;  // "2 workers" -> "_2workers"
+    if (c != ' ') variant += c;
   }
-  const std::string stem = absl::StrCat(o.out_dir, "/", r.plan.name, variant.empty() ? "" : "_", variant, "_",
-                                        r.backend, "_memory");
+  return absl::StrCat(r.plan.name, variant.empty() ? "" : "_", variant);
+}
+
+// --snapshots: <out>/<workload>_<backend>_<contender>.pickle, each whole or not at all.
+void write_snapshots(const Options& o, const WorkloadResult& r) {
+  for (const Measurement& m : r.runs) {
+    if (m.snapshot.empty()) continue;
+    std::string name = m.contender;
+    for (char& c : name) {
+      if (c == ':') c = '_';
+    }
+    write_file(absl::StrCat(o.out_dir, "/", file_stem(r), "_", r.backend, "_", name, ".pickle"), m.snapshot);
+  }
+}
+
+// Writes the timeline data and a gnuplot script; runs gnuplot. Returns the PNG path or "".
+std::string plot(const Options& o, const WorkloadResult& r) {
+  const std::string stem = absl::StrCat(o.out_dir, "/", file_stem(r), "_", r.backend, "_memory");
   std::vector<std::string> series;
   int64_t bound = 0;
   for (const Measurement& m : r.runs) {
@@ -344,6 +365,7 @@ Json held_dead_json(const report::HeldDead& h) {
     site["category"] = category_name(s.category);
     if (!s.saved_by.empty()) site["saved_by"] = s.saved_by;
     site["ops"] = s.ops;
+    if (!s.held_by.empty()) site["held_by"] = s.held_by;
     site["unfreed_bytes"] = s.unfreed_bytes;
     site["stack"] = s.stack;
     sites.push_back(std::move(site));
@@ -364,6 +386,17 @@ Json held_dead_json(const report::HeldDead& h) {
   j["dead_at_peak_by_category"] = by_category(h.dead_at_peak_by_category);
   j["held_dead_by_category"] = by_category(h.held_dead_by_category);
   j["sites"] = std::move(sites);
+  Json held_by = Json::array();
+  for (const report::HeldByShare& b : h.held_by) {
+    Json k;
+    k["holder"] = b.holder;
+    if (!b.released_at.empty()) k["released_at"] = b.released_at;
+    k["allocations"] = b.allocations;
+    k["held_dead_byte_steps"] = json_number(b.held_dead_byte_steps);
+    k["share"] = json_number(h.held_dead_byte_steps > 0 ? b.held_dead_byte_steps / h.held_dead_byte_steps : 0.0);
+    held_by.push_back(std::move(k));
+  }
+  j["held_by"] = std::move(held_by);
   return j;
 }
 
@@ -428,6 +461,7 @@ std::string write_json(const Options& o, const std::vector<WorkloadResult>& resu
   f["threads"] = custody::num_threads();
   f["quick"] = o.quick;
   f["sites"] = o.sites;
+  f["snapshots"] = o.snapshots;
   f["results"] = std::move(all);
   const std::string path = o.out_dir + "/compare.json";
   write_file(path, report::json_text(f, /*indent=*/2) + "\n");  // Note [Results never silently lost]
@@ -499,7 +533,7 @@ int run(int argc, char** argv) {
             std::find(o.contenders.begin(), o.contenders.end(), c.name) == o.contenders.end()) {
           continue;
         }
-        Measurement m = b.measure(c, plan.steps, o.sites);
+        Measurement m = b.measure(c, plan.steps, o.sites, o.snapshots);
         std::cerr << absl::StrFormat("  [%s/%s] %-22s median %8.3f ms/%s%s\n", b.name, title(plan), c.name,
                                      m.median_ms, plan.unit,
                                      m.has_memory ? absl::StrFormat(", peak %s MiB", mib(m.peak_bytes)) : "");
@@ -511,6 +545,7 @@ int run(int argc, char** argv) {
   }
   // Every measurement done: now the files, each whole or not at all.
   for (WorkloadResult& r : results) r.plot = plot(o, r);
+  for (const WorkloadResult& r : results) write_snapshots(o, r);
   std::cout << "\nwrote " << write_json(o, results) << ", " << write_report(o, results);
   for (const WorkloadResult& r : results) {
     if (!r.plot.empty()) std::cout << ", " << r.plot;

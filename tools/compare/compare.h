@@ -31,6 +31,7 @@ struct Options {
   std::string out_dir;
   std::string llama_checkpoint;  // a llama2.c .bin file; empty: seeded random weights
   bool sites = true;  // record allocation sites in the memory pass (the held-dead report by site)
+  bool snapshots = false;  // write each memory pass as PyTorch's memory snapshot (a .pickle)
   int64_t ops_size = 0;      // ops: rows = cols of its state; 0: the workload's default (1024)
   int64_t ops_tiny_ops = 0;  // ops: one-element ops per round; 0: the workload's default (64)
 };
@@ -103,13 +104,14 @@ struct Measurement {
   // from the memory pass's history recorded with sites; `sites` keeps the top kHeldDeadSites
   // by held dead and by bytes at the peak, and the leaks (report::keep_top_sites).
   report::HeldDead held_dead;
+  std::string snapshot;  // --snapshots: the memory pass as PyTorch's snapshot pickle (report/snapshot.h)
 };
 inline constexpr size_t kHeldDeadSites = 10;
 
 struct BackendRun {
   std::string name;
   std::function<std::vector<WorkloadPlan>(const Options&)> plans;
-  std::function<Measurement(const Contender&, int64_t steps, bool sites)> measure;
+  std::function<Measurement(const Contender&, int64_t steps, bool sites, bool snapshot)> measure;
 };
 
 BackendRun cuda_run();  // backend_cuda.cc (compare_cuda, --config=cuda: no libtorch peer)

@@ -40,6 +40,7 @@ the JSON's shape and the values a reader relies on (never timing ratios):
     compare_test.py --policies=P1,P2,... --backends=B1,B2,... path/to/compare
 """
 
+import glob
 import html
 import json
 import os
@@ -122,7 +123,7 @@ class CompareQuickTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
-        proc = subprocess.run([COMPARE, "--quick", "--all_backends", "--out=" + cls.out],
+        proc = subprocess.run([COMPARE, "--quick", "--all_backends", "--snapshots", "--out=" + cls.out],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
         cls.stdout, cls.stderr = proc.stdout, proc.stderr
         if proc.returncode != 0:
@@ -214,11 +215,26 @@ class CompareQuickTest(unittest.TestCase):
                 self.assertEqual(held, sorted(held, reverse=True), where + ": sites most held dead first")
                 self.assertLessEqual(sum(held), h["held_dead_byte_steps"] * (1 + 1e-4), where)
                 for s in h["sites"]:
-                    # Folded to the workload's own code (Note [Folding sites]), with its stack.
-                    # serve serves mlp's model
-                    self.assertRegex(s["frame"], r"custody::workloads::(%s)::" % (
-                        "serve|mlp" if workload == "serve" else workload), where)
-                    self.assertIn(s["frame"].split("(")[0].split("<")[0], s["stack"], where)
+                    # Folded to the workload's own code (Note [Folding sites]), at its file:line, with
+                    # its stack and the ops that allocated there. serve serves mlp's model.
+                    self.assertRegex(s["frame"], r"^workloads/(%s)/[\w/]+\.(?:h|cc):\d+ custody::workloads::(%s)::" % (
+                        ("serve|mlp",) * 2 if workload == "serve" else (workload,) * 2), where)
+                    self.assertIn(s["frame"].split(" ")[0], s["stack"], where)
+                    self.assertTrue(s["ops"], where + ": " + s["frame"])
+                    if s["held_dead_byte_steps"] > 0:
+                        self.assertTrue(s["held_by"], where + ": " + s["frame"])
+                # What held it: the holders share out the dead byte-time (Note [Held by]).
+                shares = [b["held_dead_byte_steps"] for b in h["held_by"]]
+                self.assertEqual(shares, sorted(shares, reverse=True), where)
+                self.assertAlmostEqual(sum(shares), h["held_dead_byte_steps"],
+                                       delta=1e-4 * max(1, h["held_dead_byte_steps"]), msg=where)
+                if name == "scope" and workload == "mlp":
+                    # The step's dispose scope, named by the line that opened it.
+                    self.assertTrue(any(re.match(r"the dispose scope (it was moved into )?opened at "
+                                                 r"workloads/mlp/scope\.h:\d+$", b["holder"])
+                                        for b in h["held_by"]), where)
+                if name in COLLECTING_RUNS and h["awaiting_collection_byte_steps"] > 0:
+                    self.assertIn("garbage awaiting a collection", [b["holder"] for b in h["held_by"]], where)
             if workload in ("mlp", "ops"):
                 careful = max(runs[p]["held_dead"]["share"] for p in POLICIES)
                 # scope keeps temporaries to the end of their scope: 9 % on mlp, the others under 4 %.
@@ -289,6 +305,9 @@ class CompareQuickTest(unittest.TestCase):
             self.assertTrue(c["peak_shown"], c)         # hovering the peak shows what was alive
             self.assertGreaterEqual(c["peak_rows"], 6, c)
             self.assertIn("in use", c["tip"], c)        # hovering the chart shows the bytes by category
+            # What held the dead byte-time (Note [Held by]): a sentence and a table, shown.
+            self.assertRegex(c["held_by"] or "", r"^\d+ % of the dead byte-time was held by ", c)
+            self.assertGreaterEqual(c["held_by_rows"], 1, c)
         # The verdicts name what the numbers say.
         sections = re.findall(r'<section class="workload"><h2>(\w+)(?: \([\w ]+\))? on (\w+)</h2>.*?'
                               r'<ul class="verdict">(.*?)</ul>', page, re.S)
@@ -301,6 +320,38 @@ class CompareQuickTest(unittest.TestCase):
             self.assertIn("Fastest: %s," % fastest, verdict)
             self.assertIn("Nearest the live-set bound (", verdict)
             self.assertIn("): %s, peak" % nearest, verdict)
+
+    def test_snapshots_read_by_pytorchs_memory_viz(self):
+        # Every custody contender's memory pass as PyTorch's memory snapshot, read by PyTorch 1.13's
+        # own torch/cuda/_memory_viz.py (custody/report/memory_viz_check.py, on Debian's interpreter).
+        expected = {}
+        for (workload, backend), r in self.results.items():
+            variant = r.get("variant", "").replace(" ", "")
+            for c in r["contenders"]:
+                if c["policy"]:
+                    name = "%s%s_%s_%s.pickle" % (workload, "_" + variant if variant else "", backend,
+                                                 c["name"].replace(":", "_"))
+                    expected[os.path.join(self.out, name)] = c
+        self.assertEqual(sorted(expected), sorted(glob.glob(os.path.join(self.out, "*.pickle"))))
+        proc = subprocess.run(["/usr/bin/python3", MEMORY_VIZ_CHECK] + sorted(expected), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+        for got in json.loads(proc.stdout):
+            c = expected[got["path"]]
+            h = c["held_dead"]
+            where = got["path"]
+            # The blocks alive at the peak, as compare.json counts the peak.
+            self.assertEqual(got["total_size"], h["peak_bytes"], where)
+            self.assertEqual(got["states"], {"active_allocated": h["peak_bytes"]}, where)
+            self.assertGreater(got["segment_lines"], 0, where)
+            self.assertGreater(got["compare_lines"], 0, where)
+            self.assertGreater(got["allocs"], 0, where)
+            # Its lines carry custody's sites as _memory_viz writes a frame: file:line:function.
+            memory = "\n".join(got["memory"])
+            for s in h["sites"]:
+                if s["alive_at_peak_bytes"] > 0:
+                    path_line = s["frame"].split(" ")[0]
+                    self.assertIn(path_line.split("/")[-1] + ":", memory, where)
 
     def test_collector_counters(self):
         for (workload, backend), r in self.results.items():
@@ -393,6 +444,7 @@ if __name__ == "__main__":
     policies = sys.argv.pop(1).split("=", 1)[1].split(",")
     BACKENDS[:] = sys.argv.pop(1).split("=", 1)[1].split(",")
     COMPARE = sys.argv.pop(1)
+    MEMORY_VIZ_CHECK = os.path.abspath(sys.argv.pop(1))
     # "onednn/mlp: tensor_ptr ... gc:collect_every_step ... libtorch": a policy listed with modes collects.
     listing = subprocess.run([COMPARE, "--list_contenders"], check=True, capture_output=True, text=True)
     listed = listing.stdout.splitlines()[0].split(": ", 1)[1].split()

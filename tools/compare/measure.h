@@ -28,6 +28,7 @@
 
 #include "core/error.h"
 #include "core/stats.h"
+#include "custody/report/snapshot.h"
 #include "tools/compare/compare.h"
 
 namespace custody::compare {
@@ -72,7 +73,7 @@ inline void read_history(const std::vector<MemoryEvent>& h, int64_t base, Measur
 }
 
 template <class B>
-Measurement measure(const Contender& c, int64_t steps, bool sites = true) {
+Measurement measure(const Contender& c, int64_t steps, bool sites = true, bool snapshot = false) {
   using Clock = std::chrono::steady_clock;
   Measurement m;
   m.contender = c.name;
@@ -136,6 +137,7 @@ Measurement measure(const Contender& c, int64_t steps, bool sites = true) {
   m.lower_bound_bytes = live_set_lower_bound(history);
   read_history(history, before.bytes_in_use, m);
   m.held_dead = report::held_dead(history);
+  if (snapshot) m.snapshot = report::snapshot_pickle(history);
   report::keep_top_sites(m.held_dead, kHeldDeadSites);
   m.memory_pass_ms = std::chrono::duration<double, std::milli>(Clock::now() - memory_pass_start).count();
   dispose_stragglers();
