@@ -8,6 +8,7 @@
 #include <elfutils/libdwfl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -114,6 +115,83 @@ class Symbolizer {
     dwfl_report_end(dwfl_, nullptr, nullptr);
   }
 
+  // Note [Scopes by function]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~~
+  // The scopes at an address, innermost first: the inlined calls and blocks
+  // that contain it, up to the function. dwarf_getscopes finds them by
+  // walking the compilation unit's whole DIE tree, once to find the
+  // innermost and once more (dwarf_getscopes_die) for the DIEs above it: in a
+  // unit that instantiates every policy's templates that is milliseconds per
+  // address, and a report symbolizes hundreds. So each unit's functions are
+  // listed once (dwarf_getfuncs: their address ranges, sorted), an address
+  // finds its function by binary search, and only that function's subtree is
+  // descended, through the children whose ranges contain the address. A
+  // function the list misses (one defined inside another) falls back to
+  // dwarf_getscopes.
+  struct FunctionRange {
+    Dwarf_Addr low, high;
+    Dwarf_Die die;
+  };
+
+  const std::vector<FunctionRange>& functions_of(Dwarf_Die* cu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto [it, inserted] = functions_.try_emplace(cu->cu);
+    if (inserted) {
+      std::vector<FunctionRange>& fs = it->second;
+      dwarf_getfuncs(
+          cu,
+          [](Dwarf_Die* f, void* arg) -> int {
+            auto* out = static_cast<std::vector<FunctionRange>*>(arg);
+            Dwarf_Addr base = 0, start = 0, end = 0;
+            ptrdiff_t offset = 0;
+            while ((offset = dwarf_ranges(f, offset, &base, &start, &end)) > 0) {
+              if (start < end) out->push_back(FunctionRange{start, end, *f});
+            }
+            return DWARF_CB_OK;
+          },
+          &fs, 0);
+      std::sort(fs.begin(), fs.end(), [](const FunctionRange& a, const FunctionRange& b) { return a.low < b.low; });
+    }
+    return it->second;
+  }
+
+  std::vector<Dwarf_Die> scopes_at(Dwarf_Die* cu, Dwarf_Addr pc) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    std::vector<Dwarf_Die> path;
+    const std::vector<FunctionRange>& fs = functions_of(cu);
+    auto it = std::upper_bound(fs.begin(), fs.end(), pc, [](Dwarf_Addr a, const FunctionRange& f) { return a < f.low; });
+    if (it != fs.begin() && pc < (--it)->high) {
+      path.push_back(it->die);
+      for (bool deeper = true; deeper;) {
+        deeper = false;
+        Dwarf_Die child;
+        if (dwarf_child(&path.back(), &child) != 0) break;
+        do {
+          const int tag = dwarf_tag(&child);
+          if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) && dwarf_haspc(&child, pc) == 1) {
+            path.push_back(child);
+            deeper = true;
+            break;
+          }
+        } while (dwarf_siblingof(&child, &child) == 0);
+      }
+      return std::vector<Dwarf_Die>(path.rbegin(), path.rend());
+    }
+    // The innermost scope at the address, then the DIEs it is nested in: an
+    // inlined call sits inside the function it was inlined into
+    // (dwarf_getscopes alone continues with the inlined function's own
+    // declaration scopes instead).
+    Dwarf_Die* scopes = nullptr;
+    int n = dwarf_getscopes(cu, pc, &scopes);
+    if (n > 0) {
+      Dwarf_Die inner = scopes[0];
+      std::free(scopes);
+      scopes = nullptr;
+      n = dwarf_getscopes_die(&inner, &scopes);
+    }
+    for (int i = 0; i < n; ++i) path.push_back(scopes[i]);
+    std::free(scopes);
+    return path;
+  }
+
   std::vector<SourceFrame> resolve(uintptr_t addr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     std::vector<SourceFrame> out;
     Dwfl_Module* mod = module_of(addr);
@@ -129,20 +207,9 @@ class Symbolizer {
       Dwarf_Files* files = nullptr;
       size_t nfiles = 0;
       if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0) files = nullptr;
-      // The innermost scope at the address, then the DIEs it is nested in:
-      // an inlined call sits inside the function it was inlined into
-      // (dwarf_getscopes alone continues with the inlined function's own
-      // declaration scopes instead).
-      Dwarf_Die* scopes = nullptr;
-      int n = dwarf_getscopes(cu, addr - bias, &scopes);
-      if (n > 0) {
-        Dwarf_Die inner = scopes[0];
-        std::free(scopes);
-        scopes = nullptr;
-        n = dwarf_getscopes_die(&inner, &scopes);
-      }
-      for (int i = 0; i < n; ++i) {
-        Dwarf_Die* s = &scopes[i];
+      const std::vector<Dwarf_Die> scopes = scopes_at(cu, addr - bias);
+      for (size_t i = 0; i < scopes.size(); ++i) {
+        Dwarf_Die* s = const_cast<Dwarf_Die*>(&scopes[i]);
         const int tag = dwarf_tag(s);
         if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
         const bool inlined = tag == DW_TAG_inlined_subroutine;
@@ -158,7 +225,6 @@ class Symbolizer {
         }
         if (dwarf_formudata(dwarf_attr(s, DW_AT_call_line, &a), &v) == 0) line = static_cast<int>(v);
       }
-      std::free(scopes);
     }
     // The outermost function is named by its ELF symbol, exact and qualified
     // (-g1 leaves the scopes of a DWARF name out), or by the DWARF when the
@@ -176,6 +242,8 @@ class Symbolizer {
   absl::Mutex mu_;
   Dwfl* dwfl_ ABSL_GUARDED_BY(mu_) = nullptr;  // never ended: lives as long as the process
   absl::flat_hash_map<uintptr_t, std::vector<SourceFrame>> cache_ ABSL_GUARDED_BY(mu_);
+  // Each compilation unit's functions by address (Note [Scopes by function]).
+  absl::flat_hash_map<const void*, std::vector<FunctionRange>> functions_ ABSL_GUARDED_BY(mu_);
 };
 
 Symbolizer& symbolizer() {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -171,13 +172,8 @@ class Symbols {
       const void* outermost = site.frames()[site.size() - 1];
       it->second = make(outermost, frames(outermost).back());
       for (int i = 0; i < site.size(); ++i) {
-        const void* pc = site.frames()[i];
-        const std::vector<sites::SourceFrame>& fs = frames(pc);
-        const auto user = std::find_if(fs.begin(), fs.end(), [](const sites::SourceFrame& f) {
-          return !is_library_frame(f.function) && !unqualified_library_frame(f);
-        });
-        if (user != fs.end()) {
-          it->second = make(pc, *user);
+        if (const Folded* user = user_frame(site.frames()[i])) {
+          it->second = *user;
           break;
         }
       }
@@ -186,6 +182,20 @@ class Symbols {
   }
 
  private:
+  // The first of a program counter's source frames that is not custody's own,
+  // or null (cached: every stack through the same call shares it).
+  const Folded* user_frame(const void* pc) {
+    auto [it, inserted] = user_.try_emplace(pc);
+    if (inserted) {
+      const std::vector<sites::SourceFrame>& fs = frames(pc);
+      const auto user = std::find_if(fs.begin(), fs.end(), [](const sites::SourceFrame& f) {
+        return !is_library_frame(f.function) && !unqualified_library_frame(f);
+      });
+      if (user != fs.end()) it->second = make(pc, *user);
+    }
+    return it->second.has_value() ? &*it->second : nullptr;
+  }
+
   // The source frames of a program counter, innermost first (inlined calls included).
   const std::vector<sites::SourceFrame>& frames(const void* pc) {
     auto [it, inserted] = frames_.try_emplace(pc);
@@ -198,6 +208,7 @@ class Symbols {
 
   absl::flat_hash_map<const void*, std::vector<sites::SourceFrame>> frames_;
   absl::flat_hash_map<void* const*, Folded> folded_;
+  absl::flat_hash_map<const void*, std::optional<Folded>> user_;
 };
 
 }  // namespace

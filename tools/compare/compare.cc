@@ -428,6 +428,7 @@ Json contender_json(const WorkloadResult& r, const Measurement& m) {
     c["finalized"] = m.finalized;
     c["lines_of_code"] = lines_of_code(r.plan.name, m);
     c["memory_pass_ms"] = json_number(m.memory_pass_ms);
+    c["memory_record_ms"] = json_number(m.memory_record_ms);
     c["step_peak_bytes"] = m.step_peak_bytes;
     c["held_dead"] = held_dead_json(m.held_dead);
   }

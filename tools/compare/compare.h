@@ -99,6 +99,7 @@ struct Measurement {
   std::vector<int64_t> step_peak_bytes;    // the highest bytes in use within each step
   std::vector<TimelinePoint> timeline;
   double memory_pass_ms = 0;  // the memory pass, recording and analysis included (wall clock)
+  double memory_record_ms = 0;  // of which the recording: the steps run with the history on
   std::vector<workloads::Figure> figures;  // the runner's own, after the timing pass (Runner::figures)
   // Memory held past its last use, by creation site (custody/report/held_dead.h),
   // from the memory pass's history recorded with sites; `sites` keeps the top kHeldDeadSites

@@ -129,6 +129,7 @@ Measurement measure(const Contender& c, int64_t steps, bool sites = true, bool s
     r->finish();
   }
   stats.record_history(false);
+  m.memory_record_ms = std::chrono::duration<double, std::milli>(Clock::now() - memory_pass_start).count();
   const std::vector<MemoryEvent> history = stats.history();
   stats.clear_history();
   const StatsSnapshot after = stats.snapshot();
