@@ -231,6 +231,8 @@ void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* addres
   if (!recording_.load(std::memory_order_relaxed)) return;
   const double t =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  // A free's holder (Note [Held by]).
+  const internal::Holder* h = kind == MemoryEventKind::kFree ? internal::current_holder : nullptr;
   events_.push_back(MemoryEvent{t, bytes_in_use_.load(std::memory_order_relaxed),
                                 sum(&internal::ThreadStatsBlock::tensors), kind, bytes,
                                 address, std::move(site),
@@ -238,15 +240,11 @@ void MemoryStats::record(MemoryEventKind kind, int64_t bytes, const void* addres
                                                                 : MemoryCategory::kUnknown,
                                 kind == MemoryEventKind::kAlloc ? internal::current_op : op,
                                 kind == MemoryEventKind::kFree && internal::in_collector,
-                                recording_thread()});
-  const internal::Holder* h = internal::current_holder;
-  if (kind == MemoryEventKind::kFree && h != nullptr) {
-    MemoryEvent& e = events_.back();
-    e.holder = h->what;
-    e.holder_name = h->name;
-    e.holder_verb = h->verb;
-    if (h->site != nullptr) e.holder_site = *h->site;
-  }
+                                recording_thread(),
+                                h != nullptr ? h->what : nullptr,
+                                h != nullptr ? h->name : nullptr,
+                                h != nullptr ? h->verb : nullptr,
+                                h != nullptr && h->site != nullptr ? *h->site : sites::Site()});
 }
 
 void MemoryStats::mark() {

@@ -50,7 +50,7 @@ Lines program(bool leave_to_region, T& leak) {
   Lines at;
   leak = T::zeros({100}); at.leaked = __LINE__;
   {
-    typename Idiom::Region region; at.region = __LINE__;
+    [[maybe_unused]] typename Idiom::Region region; at.region = __LINE__;
     T kept = T::ones({64, 64}); at.kept = __LINE__;
     T out = kept.relu();  // kept's last use
     for (int i = 0; i < 16; ++i) {
