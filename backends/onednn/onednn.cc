@@ -37,10 +37,24 @@ using dt = dnnl::memory::data_type;
 std::atomic<int64_t> g_threshold{1 << 14};
 std::atomic<int64_t> g_primitive_calls{0};
 
-// Threads: core/threads.h decides the count (Note [One thread count]); oneDNN
-// reads omp_get_max_threads() on the calling thread, so it is re-applied here.
-void apply_threads() {
-  const int n = num_threads();
+// Note [Small work on the calling thread]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// core/threads.h decides the thread count (Note [One thread count]); oneDNN
+// reads omp_get_max_threads() on the calling thread, both when it makes a
+// primitive (brgemm matmul fixes its split then) and when it runs one, so the
+// count is applied before each. Work too small to split runs on the calling
+// thread alone: below host::kParallelGrain elements (libtorch's grain, and the
+// loops'), or 2^18 multiply-adds for a matmul (OpenBLAS's rule: n = 64 square
+// and below). A parallel region costs a fork and a join, microseconds against
+// work of a microsecond or two, and on a loaded machine the join waits for a
+// descheduled thread: milliseconds. So each primitive is cached per thread
+// count (a small one is made for one thread) and run with that count.
+constexpr int64_t kMatmulGrain = int64_t{1} << 18;  // multiply-adds
+
+int threads_for(int64_t work, int64_t grain = loops::kParallelGrain) {
+  return work < grain ? 1 : num_threads();
+}
+void apply_threads(int n) {
   if (omp_get_max_threads() != n) omp_set_num_threads(n);
 }
 
@@ -72,10 +86,12 @@ class PrimitiveCache {
   // kernel or rejects the descriptor. The key is the views' dtypes, sizes and
   // strides as raw bytes (built in a per-thread buffer: no allocation, no
   // formatting on a hit); the readable form is made only for the log.
+  // `threads`: the count it is made for and run with (Note [Small work on the
+  // calling thread]).
   template <class Make>
   dnnl::primitive get(const char* op, std::initializer_list<const KernelView*> views, int64_t extra,
-                      Make&& make) {
-    size_t total = 2 * sizeof(int64_t);
+                      int threads, Make&& make) {
+    size_t total = 3 * sizeof(int64_t);
     for (const KernelView* v : views) total += (1 + 2 * v->sizes.size()) * sizeof(int64_t);
     char local[512];
     thread_local std::string spill;  // keys of many high-rank views
@@ -89,7 +105,7 @@ class PrimitiveCache {
       std::memcpy(w, p, n);
       w += n;
     };
-    const int64_t head[2] = {static_cast<int64_t>(reinterpret_cast<uintptr_t>(op)), extra};
+    const int64_t head[3] = {static_cast<int64_t>(reinterpret_cast<uintptr_t>(op)), extra, threads};
     put(head, sizeof(head));
     for (const KernelView* v : views) {
       const int64_t tag = static_cast<int64_t>(v->dtype) << 32 | static_cast<int64_t>(v->sizes.size());
@@ -105,6 +121,7 @@ class PrimitiveCache {
     }
     dnnl::primitive p;
     std::string impl = "unimplemented";
+    apply_threads(threads);
     try {
       p = make();
       impl = implementation_of(p);
@@ -112,7 +129,7 @@ class PrimitiveCache {
       p = dnnl::primitive();
     }
     if (p && absl::StartsWith(impl, "ref")) p = dnnl::primitive();
-    std::string entry = absl::StrCat(op, ":", extra);
+    std::string entry = absl::StrCat(op, ":", extra, threads == 1 ? ":1 thread" : "");
     for (const KernelView* v : views) {
       absl::StrAppend(&entry, "|", dtype_name(v->dtype), ":", absl::StrJoin(v->sizes, "x"), "/",
                       absl::StrJoin(v->strides, ","));
@@ -183,16 +200,6 @@ dnnl::primitive_attr user_scratchpad() {
   return attr;
 }
 
-struct ArgKey {
-  dnnl_primitive_t primitive;
-  int kind;
-  bool operator==(const ArgKey&) const = default;
-  template <class H>
-  friend H AbslHashValue(H h, const ArgKey& k) {
-    return H::combine(std::move(h), k.primitive, k.kind);
-  }
-};
-
 struct Arg {
   int kind;               // DNNL_ARG_*
   const KernelView* view; // laid out as when the primitive was made (its cache key)
@@ -208,28 +215,32 @@ dnnl::memory::desc md(const KernelView& v);
 // its cache key, so the memory made at its first call fits every later one.
 // kMayLeaveStack: the primitive may run its kernel with the stack pointer on a
 // heap workspace (matmul; Note [Kernels off the thread's stack]).
+// `threads`: the count `p` was made for.
 enum class Stack { kStays, kMayLeaveStack };
-bool execute(const dnnl::primitive& p, std::initializer_list<Arg> args, Stack stack = Stack::kStays) {
+bool execute(const dnnl::primitive& p, int threads, std::initializer_list<Arg> args,
+             Stack stack = Stack::kStays) {
   if (!p) return false;
-  apply_threads();
+  apply_threads(threads);
   thread_local dnnl::stream s(engine());
-  thread_local absl::flat_hash_map<ArgKey, dnnl::memory> memories;
-  struct Scratchpad {
-    bool queried = false;
-    size_t bytes = 0;     // 0: the primitive needs none
-    dnnl::memory memory;  // over this thread's buffer when bytes > 0
+  // What this thread bound for a primitive: a memory object per argument, in
+  // the order the caller passes them, and its scratchpad. One lookup a call.
+  struct Bound {
+    std::array<dnnl::memory, 4> args;
+    bool queried = false;     // the scratchpad's size
+    size_t scratch_bytes = 0; // 0: the primitive needs none
+    dnnl::memory scratch;     // over this thread's buffer when scratch_bytes > 0
   };
-  thread_local absl::flat_hash_map<dnnl_primitive_t, Scratchpad> scratchpads;
+  thread_local absl::flat_hash_map<dnnl_primitive_t, Bound> bound;
   thread_local uint64_t generation = 0;
-  if (const uint64_t g = cache().generation(); g != generation || memories.size() > 8192) {
-    memories.clear();  // primitives left the cache: their addresses may come back
-    scratchpads.clear();
+  if (const uint64_t g = cache().generation(); g != generation || bound.size() > 8192) {
+    bound.clear();  // primitives left the cache: their addresses may come back
     generation = g;
   }
+  Bound& b = bound[p.get()];
   std::array<dnnl_exec_arg_t, 5> c_args;
   size_t n = 0;
   for (const Arg& a : args) {
-    dnnl::memory& m = memories[ArgKey{p.get(), a.kind}];
+    dnnl::memory& m = b.args[n];
     if (!m) {
       m = dnnl::memory(md(*a.view), engine(), a.view->data);
     } else {
@@ -241,23 +252,24 @@ bool execute(const dnnl::primitive& p, std::initializer_list<Arg> args, Stack st
   // scratchpad memory and size are looked up once per thread.
   thread_local std::unique_ptr<void, decltype(&std::free)> scratch{nullptr, &std::free};
   thread_local size_t scratch_bytes = 0;
-  Scratchpad& sp = scratchpads[p.get()];
-  if (!sp.queried) {
+  if (!b.queried) {
     const dnnl_memory_desc_t* sp_md =
         dnnl_primitive_desc_query_md(p.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
-    sp.bytes = sp_md == nullptr ? 0 : dnnl_memory_desc_get_size(sp_md);
-    if (sp.bytes > 0) sp.memory = dnnl::memory(dnnl::memory::desc(*sp_md), engine(), DNNL_MEMORY_NONE);
-    sp.queried = true;
+    b.scratch_bytes = sp_md == nullptr ? 0 : dnnl_memory_desc_get_size(sp_md);
+    if (b.scratch_bytes > 0) {
+      b.scratch = dnnl::memory(dnnl::memory::desc(*sp_md), engine(), DNNL_MEMORY_NONE);
+    }
+    b.queried = true;
   }
-  if (sp.bytes > 0) {
-    if (sp.bytes > scratch_bytes) {
-      const size_t bytes = (sp.bytes + 4095) / 4096 * 4096;
+  if (b.scratch_bytes > 0) {
+    if (b.scratch_bytes > scratch_bytes) {
+      const size_t bytes = (b.scratch_bytes + 4095) / 4096 * 4096;
       scratch.reset(std::aligned_alloc(64, bytes));
       scratch_bytes = scratch == nullptr ? 0 : bytes;
       if (scratch == nullptr) return false;  // the caller's fallback runs instead
     }
-    sp.memory.set_data_handle(scratch.get());
-    c_args[n++] = dnnl_exec_arg_t{DNNL_ARG_SCRATCHPAD, sp.memory.get()};
+    b.scratch.set_data_handle(scratch.get());
+    c_args[n++] = dnnl_exec_arg_t{DNNL_ARG_SCRATCHPAD, b.scratch.get()};
   }
   auto run = [&] {
     dnnl::error::wrap_c_api(dnnl_primitive_execute(p.get(), s.get(), static_cast<int>(n), c_args.data()),
@@ -299,8 +311,35 @@ dnnl::memory::desc md(const KernelView& v) {
   return dnnl::memory::desc(to_dims(v.sizes), dt::f32, dnnl_strides(v));
 }
 
-bool big_f32(const KernelView& v) {
-  return v.dtype == ScalarType::Float && v.numel() >= g_threshold.load(std::memory_order_relaxed);
+// Note [Work, not elements]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The primitive threshold (Onednn::set_primitive_threshold) is a count of
+// cheap element operations: an add, a relu, a copy of one float, which the
+// loops do at a few to the nanosecond. Below it a primitive's fixed cost
+// (cache lookup, argument binding, oneDNN's dispatch: about half a
+// microsecond) is more than it saves. An op whose element costs more on the
+// loops counts as that many: exp, tanh, sigmoid and the others the loops
+// compute one element at a time through libm (~4 ns), a matmul's
+// multiply-add in the loops' plain triple loop. So oneDNN's vectorised
+// kernels take exp over 1K floats (0.4-0.6x libtorch's time, against 3-5x on
+// the loops) while a 1K add stays on the loops.
+constexpr int64_t kLibmElementCost = 32;  // exp, log, tanh, sigmoid, gelu, silu; softmax
+constexpr int64_t kMatmulMacCost = 16;    // one multiply-add of the loops' matmul
+
+bool big_f32(const KernelView& v, int64_t cost = 1) {
+  return v.dtype == ScalarType::Float && v.numel() * cost >= g_threshold.load(std::memory_order_relaxed);
+}
+int64_t element_cost(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kNeg:
+    case UnaryOp::kAbs:
+    case UnaryOp::kRelu:
+    case UnaryOp::kSqrt:
+    case UnaryOp::kRsqrt:
+      return 1;
+    default:
+      return kLibmElementCost;
+  }
 }
 bool has_zero_stride(const KernelView& v) {
   for (size_t i = 0; i < v.sizes.size(); ++i) {
@@ -393,11 +432,12 @@ absl::Status Onednn::copy(const KernelView& dst, const KernelView& src) {
   if (big_f32(dst) && src.dtype == ScalarType::Float && !has_zero_stride(src) &&
       !(dst.is_contiguous() && src.is_contiguous())) {
     if (try_dnnl([&] {
-          auto p = cache().get("reorder", {&dst, &src}, 0, [&] {
+          const int threads = threads_for(dst.numel());
+          auto p = cache().get("reorder", {&dst, &src}, 0, threads, [&] {
             return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), md(src), engine(), md(dst),
                                                                user_scratchpad()));
           });
-          return execute(p, {{DNNL_ARG_FROM, &src}, {DNNL_ARG_TO, &dst}});
+          return execute(p, threads, {{DNNL_ARG_FROM, &src}, {DNNL_ARG_TO, &dst}});
         })) {
       return absl::OkStatus();
     }
@@ -429,13 +469,14 @@ absl::Status Onednn::binary(BinaryOp op, const KernelView& out, const KernelView
   }
   const OwnedKernelView squashed = squash_broadcast(*s1);
   const KernelView src1 = squashed;
+  const int threads = threads_for(out.numel());
   if (try_dnnl([&] {
-        auto p = cache().get("binary", {&out, s0, &src1}, static_cast<int>(alg), [&] {
+        auto p = cache().get("binary", {&out, s0, &src1}, static_cast<int>(alg), threads, [&] {
           return dnnl::binary(
               dnnl::binary::primitive_desc(dnnl::binary::desc(alg, md(*s0), md(src1), md(out)),
                                        user_scratchpad(), engine()));
         });
-        return execute(p, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, &src1}, {DNNL_ARG_DST, &out}});
+        return execute(p, threads, {{DNNL_ARG_SRC_0, s0}, {DNNL_ARG_SRC_1, &src1}, {DNNL_ARG_DST, &out}});
       })) {
     return absl::OkStatus();
   }
@@ -459,7 +500,9 @@ absl::Status Onednn::binary_scalar(BinaryOp op, const KernelView& out, const Ker
 }
 
 absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& in) {
-  if (!big_f32(out) || !out.is_contiguous() || !in.is_contiguous()) return loops::unary_loop(op, out, in);
+  if (!big_f32(out, element_cost(op)) || !out.is_contiguous() || !in.is_contiguous()) {
+    return loops::unary_loop(op, out, in);
+  }
   dnnl::algorithm alg;
   float alpha = 0.f, beta = 0.f;
   switch (op) {
@@ -479,13 +522,14 @@ absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& 
   if (has_special_f32(in, /*zeros_are_special=*/op == UnaryOp::kRsqrt)) {
     return loops::unary_loop(op, out, in);  // Note [Special values]
   }
+  const int threads = threads_for(out.numel());
   if (try_dnnl([&] {
-        auto p = cache().get("eltwise", {&in, &out}, static_cast<int>(op), [&] {
+        auto p = cache().get("eltwise", {&in, &out}, static_cast<int>(op), threads, [&] {
           return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
               dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md(in), alpha, beta),
               user_scratchpad(), engine()));
         });
-        return execute(p, {{DNNL_ARG_SRC, &in}, {DNNL_ARG_DST, &out}});
+        return execute(p, threads, {{DNNL_ARG_SRC, &in}, {DNNL_ARG_DST, &out}});
       })) {
     return absl::OkStatus();
   }
@@ -507,25 +551,25 @@ absl::Status Onednn::reduce(ReduceOp op, const KernelView& out, const KernelView
 
 namespace {
 
-// The softmax primitive on `in` (contiguous); false if none ran.
-bool softmax_primitive(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
+// The softmax primitive on `in` (contiguous) on `threads` threads; false if none ran.
+bool softmax_primitive(const KernelView& out, const KernelView& in, int64_t dim, bool log, int threads) {
   return try_dnnl([&] {
     const int axis = static_cast<int>(dim);
     dnnl::primitive p;
     if (log) {
-      p = cache().get("logsoftmax", {&in, &out}, dim, [&] {
+      p = cache().get("logsoftmax", {&in, &out}, dim, threads, [&] {
         return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
             dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
             user_scratchpad(), engine()));
       });
     } else {
-      p = cache().get("softmax", {&in, &out}, dim, [&] {
+      p = cache().get("softmax", {&in, &out}, dim, threads, [&] {
         return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
             dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
             user_scratchpad(), engine()));
       });
     }
-    return execute(p, {{DNNL_ARG_SRC, &in}, {DNNL_ARG_DST, &out}});
+    return execute(p, threads, {{DNNL_ARG_SRC, &in}, {DNNL_ARG_DST, &out}});
   });
 }
 
@@ -580,8 +624,9 @@ absl::Status softmax_blocks(const KernelView& out, const KernelView& in, int64_t
           const auto special = [&] {
             return loops::any_special_f32(block, vi.numel(), /*zeros_are_special=*/false);
           };
-          if (scan_after ? softmax_primitive(vo, vi, dim, log) && !special()
-                         : !special() && softmax_primitive(vo, vi, dim, log)) {
+          // One thread per block: the blocks are this loop's parallel work.
+          if (scan_after ? softmax_primitive(vo, vi, dim, log, 1) && !special()
+                         : !special() && softmax_primitive(vo, vi, dim, log, 1)) {
             continue;
           }
           if (absl::Status st = loops::softmax_loop(vo, vi, dim, log); !st.ok()) {
@@ -598,10 +643,10 @@ absl::Status softmax_blocks(const KernelView& out, const KernelView& in, int64_t
 }  // namespace
 
 absl::Status Onednn::softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
-  if (big_f32(in) && in.is_contiguous() && out.is_contiguous()) {
+  if (big_f32(in, kLibmElementCost) && in.is_contiguous() && out.is_contiguous()) {
     if (dim > 0 && in.sizes[0] > 1) return softmax_blocks(out, in, dim, log);
     if (!has_special_f32(in, /*zeros_are_special=*/false) &&  // Note [Special values]
-        softmax_primitive(out, in, dim, log)) {
+        softmax_primitive(out, in, dim, log, threads_for(in.numel()))) {
       return absl::OkStatus();
     }
   }
@@ -655,10 +700,14 @@ absl::Status dense_copy(const KernelView& v, DenseCopy& out) {
 
 }  // namespace
 
+// The longest inner dim (K) for which oneDNN's f32 JIT gemm keeps its packed
+// copy on the thread's own stack, with room to spare (the kernel's is 252).
+constexpr int64_t kOnStackInnerDim = 128;
+
 absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const KernelView& b) {
   const size_t r = out.sizes.size(), nbatch = r - 2;
   const int64_t work = out.numel() * a.sizes[r - 1];
-  if (a.dtype != ScalarType::Float || work < g_threshold.load(std::memory_order_relaxed) ||
+  if (a.dtype != ScalarType::Float || work * kMatmulMacCost < g_threshold.load(std::memory_order_relaxed) ||
       r > DNNL_MAX_NDIMS) {
     return loops::matmul_loop(out, a, b);
   }
@@ -710,14 +759,19 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
       v->strides = v->strides.subspan(nbatch);
     }
   }
+  const int threads = threads_for(work, kMatmulGrain);
+  // Only a long inner dim may move the kernel's stack pointer off this
+  // thread's stack (Note [Kernels off the thread's stack]: K > 252); the runner
+  // costs a getcontext, a signal-mask syscall, on every call.
+  const Stack stack = a.sizes[r - 1] > kOnStackInnerDim ? Stack::kMayLeaveStack : Stack::kStays;
   if (try_dnnl([&] {
-        auto p = cache().get("matmul", {&va, &vb, &vo}, 0, [&] {
+        auto p = cache().get("matmul", {&va, &vb, &vo}, 0, threads, [&] {
           return dnnl::matmul(
               dnnl::matmul::primitive_desc(dnnl::matmul::desc(md(va), md(vb), md(vo)), user_scratchpad(),
                                        engine()));
         });
-        return execute(p, {{DNNL_ARG_SRC, &va}, {DNNL_ARG_WEIGHTS, &vb}, {DNNL_ARG_DST, &vo}},
-                       Stack::kMayLeaveStack);
+        return execute(p, threads, {{DNNL_ARG_SRC, &va}, {DNNL_ARG_WEIGHTS, &vb}, {DNNL_ARG_DST, &vo}},
+                       stack);
       })) {
     if (!one_product) return absl::OkStatus();
     OwnedKernelView first = o, rest(out);

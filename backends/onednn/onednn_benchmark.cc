@@ -35,13 +35,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
-#include <random>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/onednn/direct.h"
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "custody/lists/all_policies.h"
@@ -192,15 +191,6 @@ void omp_add_in_place(benchmark::State& state) {
 
 // ---- oneDNN called directly -------------------------------------------------------
 
-struct Dnnl {
-  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-  dnnl::stream stream{engine};
-};
-Dnnl& dnnl_env() {
-  static Dnnl* env = new Dnnl();
-  return *env;
-}
-
 dnnl::memory::desc plain_desc(const std::vector<int64_t>& dims) {
   using tag = dnnl::memory::format_tag;
   return dnnl::memory::desc(dnnl::memory::dims(dims.begin(), dims.end()),
@@ -208,57 +198,23 @@ dnnl::memory::desc plain_desc(const std::vector<int64_t>& dims) {
                             dims.size() == 3 ? tag::abc : tag::ab);
 }
 
-// A memory object of `md` (oneDNN allocates it) filled with normal values.
-dnnl::memory filled(const dnnl::memory::desc& md, uint32_t seed) {
-  dnnl::memory m(md, dnnl_env().engine);
-  float* p = static_cast<float*>(m.get_data_handle());
-  const size_t n = md.get_size() / sizeof(float);
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> normal;
-  for (size_t i = 0; i < n; ++i) p[i] = normal(gen);
-  return m;
-}
-
-// Runs `prim` with `args` once per iteration (created once, outside the loop).
-void run_primitive(benchmark::State& state, const dnnl::primitive& prim,
-                   const std::unordered_map<int, dnnl::memory>& args) {
-  dnnl::stream& s = dnnl_env().stream;
-  prim.execute(s, args);  // warm-up: first execution may JIT or page in
-  s.wait();
-  for (auto _ : state) {
-    prim.execute(s, args);
-    s.wait();
-  }
-}
-
 void direct_matmul(benchmark::State& state, MatmulSize size) {
   const std::vector<int64_t> dims = matmul_dims(size);
   const dnnl::memory::desc md = plain_desc(dims);
-  dnnl::memory a = filled(md, 1), b = filled(md, 2), c(md, dnnl_env().engine);
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(md, md, md), dnnl_env().engine);
+  dnnl::memory a = direct::filled(md, 1), b = direct::filled(md, 2), c(md, direct::env().engine);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(md, md, md), direct::env().engine);
   state.SetLabel(pd.impl_info_str());  // which oneDNN implementation ran (e.g. brg:avx512_core)
   const dnnl::matmul prim(pd);
-  run_primitive(state, prim, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
+  direct::run_primitive(state, prim, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}});
 }
 
 void direct_softmax(benchmark::State& state) {
   const dnnl::memory::desc md = plain_desc({kRows, kCols});
-  dnnl::memory x = filled(md, 1), y(md, dnnl_env().engine);
+  dnnl::memory x = direct::filled(md, 1), y(md, direct::env().engine);
   dnnl::softmax_forward::primitive_desc pd(
-      dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md, 1), dnnl_env().engine);
+      dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md, 1), direct::env().engine);
   state.SetLabel(pd.impl_info_str());
-  run_primitive(state, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
-}
-
-void direct_sum(benchmark::State& state, bool over_dim1) {
-  const dnnl::memory::desc src = plain_desc({kRows, kCols});
-  const dnnl::memory::desc dst = plain_desc({over_dim1 ? kRows : 1, 1});
-  dnnl::memory x = filled(src, 1), y(dst, dnnl_env().engine);
-  dnnl::reduction::primitive_desc pd(
-      dnnl::reduction::desc(dnnl::algorithm::reduction_sum, src, dst, 0.f, 0.f),
-      dnnl_env().engine);
-  state.SetLabel(pd.impl_info_str());
-  run_primitive(state, dnnl::reduction(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
+  direct::run_primitive(state, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
 }
 
 // ---- registration -----------------------------------------------------------------
@@ -312,9 +268,9 @@ void register_matmul(const std::string& case_name, MatmulSize size) {
   add_peer(softmax_case, "libtorch", &libtorch::softmax, kRows, kCols, int64_t{1});
   add(softmax_case, "onednn_direct", direct_softmax);
   add_peer(sum_case, "libtorch", &libtorch::sum, kRows, kCols, std::optional<int64_t>());
-  add_peer(sum_case, "onednn_direct", &direct_sum, false);
+  add_peer(sum_case, "onednn_direct", &direct::sum, kRows, kCols, false);
   add_peer(sum1_case, "libtorch", &libtorch::sum, kRows, kCols, std::optional<int64_t>(1));
-  add_peer(sum1_case, "onednn_direct", &direct_sum, true);
+  add_peer(sum1_case, "onednn_direct", &direct::sum, kRows, kCols, true);
   constexpr int64_t kReluRows = 16, kReluCols = 512;
   const std::string relu_case = absl::StrCat("relu/", kReluRows, "x", kReluCols);
   add_peer(relu_case, "libtorch", &libtorch::relu, kReluRows, kReluCols);

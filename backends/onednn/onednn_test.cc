@@ -26,6 +26,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "core/tensor.h"
+#include "core/threads.h"
 #include "gtest/gtest.h"
 #include "oneapi/dnnl/dnnl.h"
 #include "policies/tensor_ptr/tensor_ptr.h"
@@ -289,6 +290,51 @@ TEST_F(OnednnPrimitivePathTest, TinyWorkStaysOnTheLoops) {
   EXPECT_EQ(Onednn::primitive_calls(), before_d);
   EXPECT_EQ(s.numel(), 3);
   EXPECT_EQ(e.numel(), 160);
+}
+
+// Note [Work, not elements]: the threshold counts cheap element operations,
+// so exp, tanh and sigmoid over 1K floats (libm on the loops, ~4 ns each) and a
+// 16x16 matmul already run oneDNN's kernels, while a 1K add stays on the loops.
+TEST_F(OnednnPrimitivePathTest, CostlyElementsReachPrimitivesSooner) {
+  const T x = random_tensor({1024}, -4, 4, 21);
+  const T m = random_tensor({16, 16}, -1, 1, 22);
+  int64_t before = Onednn::primitive_calls();
+  const T sum = x.add(x);
+  const T r = x.relu();
+  EXPECT_EQ(Onednn::primitive_calls(), before) << "a 1K add or relu is cheaper on the loops";
+  ExpectPrimitiveMatchesLoops("exp over 1K", [&] { return x.exp(); });
+  ExpectPrimitiveMatchesLoops("tanh over 1K", [&] { return x.tanh(); });
+  ExpectPrimitiveMatchesLoops("sigmoid over 1K", [&] { return x.sigmoid(); });
+  ExpectPrimitiveMatchesLoops("softmax over [32, 32]", [&] { return x.reshape({32, 32}).softmax(1); });
+  ExpectPrimitiveMatchesLoops("matmul 16x16", [&] { return m.matmul(m); });
+  EXPECT_EQ(sum.numel() + r.numel(), 2048);
+}
+
+// Note [Small work on the calling thread]: a primitive for work below the
+// grain is made for, and run on, one thread; larger work gets every thread.
+TEST_F(OnednnPrimitivePathTest, SmallWorkRunsOnOneThread) {
+  const int saved = num_threads();
+  set_num_threads(2);
+  const T small = random_tensor({32, 32}, -1, 1, 23);
+  const T big = random_tensor({256, 256}, -1, 1, 24);
+  const T a = small.matmul(small);
+  const T b = big.matmul(big);
+  const T c = random_tensor({1 << 16}, -1, 1, 25).tanh();
+  set_num_threads(saved);
+  const auto logged = [](absl::string_view what) {
+    for (const std::string& line : Onednn::implementations()) {
+      if (absl::StrContains(line, what)) return line;
+    }
+    return std::string();
+  };
+  const std::string small_entry = logged("matmul:0:1 thread|float32:32x32");
+  EXPECT_FALSE(small_entry.empty()) << "no one-thread matmul primitive for [32,32]x[32,32]";
+  const std::string big_entry = logged("matmul:0|float32:256x256");
+  EXPECT_FALSE(big_entry.empty()) << "no every-thread matmul primitive for [256,256]x[256,256]";
+  EXPECT_FALSE(logged("eltwise:" + std::to_string(static_cast<int>(UnaryOp::kTanh)) + "|float32:65536")
+                   .empty())
+      << "64K floats are past the grain: every thread";
+  EXPECT_EQ(a.numel() + b.numel() + c.numel(), 32 * 32 + 256 * 256 + (1 << 16));
 }
 
 TEST_F(OnednnPrimitivePathTest, ThresholdIsAdjustable) {

@@ -154,7 +154,7 @@ TEST(GcOffStackDeathTest, WithoutTheRunnerTheCollectorScansFromTheForeignStack) 
 }
 
 // The onednn backend runs its matmul (the primitive that may use the heap
-// workspace) through the runner, and nothing else.
+// workspace) through the runner when K is long, and nothing else.
 std::atomic<int> g_runs{0};
 internal::OffStackRunner g_gc_runner = nullptr;
 void counting_runner(void (*fn)(void*), void* ctx) {
@@ -173,9 +173,16 @@ TEST(GcOffStack, OnednnRunsItsMatmulThroughTheRunner) {
   const int after_matmul = g_runs.load();
   GcTensor d = a.add(a);
   const int after_add = g_runs.load();
+  // K = 64: the kernel keeps its packed copy on this thread's stack, and the
+  // runner's getcontext (a syscall) would cost more than the product.
+  GcTensor s = GcTensor::ones({64, 64});
+  GcTensor e = s.matmul(s);
+  const int after_short_matmul = g_runs.load();
   internal::set_off_stack_runner(g_gc_runner);
   EXPECT_EQ(after_matmul, 1);
   EXPECT_EQ(after_add, 1) << "an elementwise primitive needs no runner";
+  EXPECT_EQ(after_short_matmul, 1) << "a matmul with a short inner dim needs no runner";
+  EXPECT_EQ(e.to_vector<float>(), std::vector<float>(64 * 64, 64.0f));
   EXPECT_EQ(c.to_vector<float>(), std::vector<float>(160, 512.0f));
 }
 

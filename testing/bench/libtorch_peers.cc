@@ -10,6 +10,7 @@
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
+#include <string>
 #include <vector>
 
 namespace custody::bench::libtorch {
@@ -174,6 +175,52 @@ void sum(benchmark::State& state, int64_t rows, int64_t cols, std::optional<int6
   for (auto _ : state) {
     at::Tensor y = dim ? at::sum(x, *dim) : at::sum(x);
     benchmark::DoNotOptimize(y);
+  }
+}
+
+void unary(benchmark::State& state, std::string op, int64_t numel) {
+  warm_up();
+  at::Tensor x = randn({numel});
+  const auto f = [&op]() -> at::Tensor (*)(const at::Tensor&) {
+    if (op == "relu") return &at::relu;
+    if (op == "tanh") return &at::tanh;
+    if (op == "sigmoid") return &at::sigmoid;
+    if (op == "exp") return &at::exp;
+    return nullptr;
+  }();
+  if (f == nullptr) {
+    state.SkipWithError(("libtorch::unary: unknown op " + op).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    at::Tensor y = f(x);
+    benchmark::DoNotOptimize(y);
+  }
+}
+
+void binary(benchmark::State& state, std::string op, int64_t numel) {
+  warm_up();
+  at::Tensor a = randn({numel}, 1), b = randn({numel}, 2);
+  if (op != "add" && op != "mul") {
+    state.SkipWithError(("libtorch::binary: unknown op " + op).c_str());
+    return;
+  }
+  const bool add = op == "add";
+  for (auto _ : state) {
+    at::Tensor c = add ? at::add(a, b) : at::mul(a, b);
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+void matmul_views(benchmark::State& state, std::vector<int64_t> a_sizes, bool ta, std::vector<int64_t> b_sizes,
+                  bool tb) {
+  warm_up();
+  at::Tensor a = randn(a_sizes, 1), b = randn(b_sizes, 2);
+  if (ta) a = a.transpose(-2, -1);
+  if (tb) b = b.transpose(-2, -1);
+  for (auto _ : state) {
+    at::Tensor c = at::matmul(a, b);
+    benchmark::DoNotOptimize(c);
   }
 }
 

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -60,6 +61,15 @@ void softmax(benchmark::State& state, int64_t rows, int64_t cols, int64_t dim);
 void relu(benchmark::State& state, int64_t rows, int64_t cols);
 // sum over everything (dim empty) or over `dim` of a [rows, cols] tensor.
 void sum(benchmark::State& state, int64_t rows, int64_t cols, std::optional<int64_t> dim);
+
+// The small_* family (backends/onednn/small_benchmark.cc): `op` is "relu", "tanh", "sigmoid" or
+// "exp" (unary), "add" or "mul" (binary) on `numel` fresh elements; matmul_views multiplies operands
+// stored as `a`/`b` and, where `ta`/`tb`, used through a view of their last two dims swapped (the
+// transposed operands of a linear layer's backward).
+void unary(benchmark::State& state, std::string op, int64_t numel);
+void binary(benchmark::State& state, std::string op, int64_t numel);
+void matmul_views(benchmark::State& state, std::vector<int64_t> a, bool ta, std::vector<int64_t> b,
+                  bool tb);
 
 }  // namespace custody::bench::libtorch
 
