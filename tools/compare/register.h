@@ -49,13 +49,19 @@ std::vector<WorkloadPlan> own_plans(const Options& /*o*/, int64_t steps) {
   return out;
 }
 
+// W on every host backend, run as `selection` says.
+template <class W>
+bool register_generic_workload(Selection selection) {
+  lists::for_each_type(lists::HostBackends{}, [&]<class B>() {
+    register_workload({W::kName, B::name, selection, W::kSteps, W::kQuickSteps, &own_plans<W, B>});
+  });
+  return true;
+}
+
 // W on every host backend, its binary's default (Selection::kOwn).
 template <class W>
 bool register_own_workload() {
-  lists::for_each_type(lists::HostBackends{}, [&]<class B>() {
-    register_workload({W::kName, B::name, Selection::kOwn, W::kSteps, W::kQuickSteps, &own_plans<W, B>});
-  });
-  return true;
+  return register_generic_workload<W>(Selection::kOwn);
 }
 
 }  // namespace custody::compare
