@@ -57,7 +57,37 @@ absl::Status fill_loop(const KernelView& dst, const Scalar& v) {
   return absl::OkStatus();
 }
 
+// add, sub, mul and div of dense float32 operands of one shape (a layer's
+// bias gradient, an update, a residual) at the CPU's vector width: built for
+// AVX-512, AVX2 and baseline x86-64, as Note [Relu clones].
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+#define CUSTODY_BINARY_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CUSTODY_BINARY_CLONES
+#endif
+CUSTODY_BINARY_CLONES
+void binary_f32(BinaryOp op, float* o, const float* x, const float* y, int64_t n) {
+  switch (op) {
+    case BinaryOp::kAdd: for (int64_t i = 0; i < n; ++i) o[i] = x[i] + y[i]; break;
+    case BinaryOp::kSub: for (int64_t i = 0; i < n; ++i) o[i] = x[i] - y[i]; break;
+    case BinaryOp::kMul: for (int64_t i = 0; i < n; ++i) o[i] = x[i] * y[i]; break;
+    default: for (int64_t i = 0; i < n; ++i) o[i] = x[i] / y[i]; break;
+  }
+}
+#undef CUSTODY_BINARY_CLONES
+
 absl::Status binary_loop(BinaryOp op, const KernelView& out, const KernelView& a, const KernelView& b) {
+  if ((op == BinaryOp::kAdd || op == BinaryOp::kSub || op == BinaryOp::kMul || op == BinaryOp::kDiv) &&
+      a.dtype == ScalarType::Float && b.dtype == ScalarType::Float && out.dtype == ScalarType::Float &&
+      out.is_contiguous() && a.is_contiguous() && b.is_contiguous() && a.sizes == out.sizes &&
+      b.sizes == out.sizes) {
+    auto* o = static_cast<float*>(out.data);
+    const auto* x = static_cast<const float*>(a.data);
+    const auto* y = static_cast<const float*>(b.data);
+    parallel_ranges(out.numel(),
+                    [=](int64_t begin, int64_t end) { binary_f32(op, o + begin, x + begin, y + begin, end - begin); });
+    return absl::OkStatus();
+  }
   absl::Status st;
   visit_compute_or_unsigned_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -146,7 +176,34 @@ bool any_special_f32(const float* data, int64_t n, bool zeros_are_special) {
   return any != 0;
 }
 
+// Note [Relu clones]
+// ~~~~~~~~~~~~~~~~~~
+// relu of dense float32, the activation of most small models, as one pass
+// over memory at the CPU's vector width: built for AVX-512, AVX2 and baseline
+// x86-64 (target_clones, as Note [Scan clones]), the loader picking one. It
+// gives ATen's answers (NaN stays NaN), which oneDNN's relu does not: there
+// it would need a scan for NaN first (Note [Special values],
+// backends/onednn/onednn.cc), two passes where this is one, so the onednn
+// backend sends every relu here.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+#define CUSTODY_RELU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CUSTODY_RELU_CLONES
+#endif
+CUSTODY_RELU_CLONES
+void relu_f32(float* out, const float* in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = element::apply_unary(UnaryOp::kRelu, in[i]);
+}
+#undef CUSTODY_RELU_CLONES
+
 absl::Status unary_loop(UnaryOp op, const KernelView& out, const KernelView& in) {
+  if (op == UnaryOp::kRelu && in.dtype == ScalarType::Float && out.dtype == ScalarType::Float &&
+      in.is_contiguous() && out.is_contiguous()) {
+    auto* o = static_cast<float*>(out.data);
+    const auto* x = static_cast<const float*>(in.data);
+    parallel_ranges(out.numel(), [o, x](int64_t begin, int64_t end) { relu_f32(o + begin, x + begin, end - begin); });
+    return absl::OkStatus();
+  }
   visit_compute_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     switch (op) {  // the cheap ops out of the per-element switch: a loop the compiler vectorises

@@ -4,7 +4,9 @@
 // for AVX-512, AVX2 and baseline x86-64 and picked at load time (Note [Scan
 // clones], loops.cc). Every length up to a few vectors, every start offset
 // within a cache line and every position of each special value: the answer of
-// a scalar reference from <cmath>.
+// a scalar reference from <cmath>. The dense float32 relu and add/sub/mul/div
+// (Note [Relu clones]) over every length and offset: ATen's answers element by
+// element, NaN and infinities included.
 
 #include "backends/host/loops.h"
 
@@ -66,6 +68,53 @@ TEST(AnySpecialF32Test, EveryLengthOffsetAndPosition) {
     }
   }
   EXPECT_GT(checked, 100'000);
+}
+
+// Dense float32 views of `n` elements at `data`.
+KernelView dense_view(float* data, const Dims& sizes, const Dims& strides) {
+  return KernelView{data, ScalarType::Float, sizes, strides};
+}
+
+TEST(DenseFloatClonesTest, ReluAndArithmeticEveryLengthAndOffset) {
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), -0.0f, 0.0f, -1e-40f, 3.5f, -2.25f};
+  std::vector<float> a(16 + 80), b(16 + 80), out(16 + 80);
+  for (int64_t offset = 0; offset < 16; offset += 3) {
+    for (int64_t n = 1; n <= 80; ++n) {
+      float* x = a.data() + offset;
+      float* y = b.data() + offset;
+      float* o = out.data() + offset;
+      for (int64_t i = 0; i < n; ++i) {
+        x[i] = specials[(i + offset) % 8] * (i % 3 == 0 ? 1.0f : -0.5f);
+        y[i] = specials[(i * 5 + 1) % 8] + static_cast<float>(i % 4);
+      }
+      const Dims sizes{n}, strides{1};
+      const KernelView vo = dense_view(o, sizes, strides), vx = dense_view(x, sizes, strides),
+                       vy = dense_view(y, sizes, strides);
+      ASSERT_TRUE(unary_loop(UnaryOp::kRelu, vo, vx).ok());
+      for (int64_t i = 0; i < n; ++i) {
+        if (std::isnan(x[i])) {
+          ASSERT_TRUE(std::isnan(o[i])) << "relu keeps NaN, n " << n << " i " << i;
+        } else {
+          ASSERT_EQ(o[i], x[i] > 0 ? x[i] : 0.0f) << "relu, n " << n << " i " << i;
+        }
+      }
+      for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv}) {
+        ASSERT_TRUE(binary_loop(op, vo, vx, vy).ok());
+        for (int64_t i = 0; i < n; ++i) {
+          const float want = op == BinaryOp::kAdd   ? x[i] + y[i]
+                             : op == BinaryOp::kSub ? x[i] - y[i]
+                             : op == BinaryOp::kMul ? x[i] * y[i]
+                                                    : x[i] / y[i];
+          if (std::isnan(want)) {
+            ASSERT_TRUE(std::isnan(o[i])) << static_cast<int>(op) << " n " << n << " i " << i;
+          } else {
+            ASSERT_EQ(o[i], want) << static_cast<int>(op) << " n " << n << " i " << i;
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -333,7 +333,6 @@ int64_t element_cost(UnaryOp op) {
   switch (op) {
     case UnaryOp::kNeg:
     case UnaryOp::kAbs:
-    case UnaryOp::kRelu:
     case UnaryOp::kSqrt:
     case UnaryOp::kRsqrt:
       return 1;
@@ -461,6 +460,14 @@ absl::Status Onednn::binary(BinaryOp op, const KernelView& out, const KernelView
     default: return loops::binary_loop(op, out, a, b);  // max/min: ATen propagates NaN; compare: bool out
   }
   if (!big_f32(out) || has_zero_stride(out)) return loops::binary_loop(op, out, a, b);
+  // Dense operands of one shape: the loops' pass at the CPU's vector width
+  // (backends/host/loops.cc) costs no primitive dispatch; oneDNN's kernel takes
+  // over from 8x the threshold (128K floats), where both are bound by memory.
+  const bool dense = out.is_contiguous() && a.is_contiguous() && b.is_contiguous() && a.sizes == out.sizes &&
+                     b.sizes == out.sizes;
+  if (dense && out.numel() < 8 * g_threshold.load(std::memory_order_relaxed)) {
+    return loops::binary_loop(op, out, a, b);
+  }
   const KernelView* s0 = &a;
   const KernelView* s1 = &b;
   if (has_zero_stride(a)) {
@@ -500,6 +507,8 @@ absl::Status Onednn::binary_scalar(BinaryOp op, const KernelView& out, const Ker
 }
 
 absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& in) {
+  // relu: one pass on the loops, NaN kept (Note [Relu clones], backends/host/loops.cc).
+  if (op == UnaryOp::kRelu) return loops::unary_loop(op, out, in);
   if (!big_f32(out, element_cost(op)) || !out.is_contiguous() || !in.is_contiguous()) {
     return loops::unary_loop(op, out, in);
   }
@@ -514,7 +523,6 @@ absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& 
     case UnaryOp::kRsqrt: alg = dnnl::algorithm::eltwise_pow; alpha = 1.f; beta = -0.5f; break;
     case UnaryOp::kTanh: alg = dnnl::algorithm::eltwise_tanh; break;
     case UnaryOp::kSigmoid: alg = dnnl::algorithm::eltwise_logistic; break;
-    case UnaryOp::kRelu: alg = dnnl::algorithm::eltwise_relu; break;
     case UnaryOp::kGelu: alg = dnnl::algorithm::eltwise_gelu_erf; break;
     case UnaryOp::kSilu: alg = dnnl::algorithm::eltwise_swish; alpha = 1.f; break;
     default: return loops::unary_loop(op, out, in);  // sin, cos: no oneDNN eltwise

@@ -112,13 +112,15 @@ class OnednnPrimitivePathTest : public ::testing::Test {
 
 TEST_F(OnednnPrimitivePathTest, BinaryLargeFloat32WithAndWithoutBroadcasting) {
   const T a = random_tensor({128, 160}, -3, 3, 1);
-  const T b = random_tensor({128, 160}, 0.5f, 3, 2);
   const T row = random_tensor({160}, 0.5f, 3, 3);
   const T col = random_tensor({128, 1}, 0.5f, 3, 4);
-  ExpectPrimitiveMatchesLoops("add", [&] { return a.add(b); });
-  ExpectPrimitiveMatchesLoops("sub", [&] { return a.sub(b); });
-  ExpectPrimitiveMatchesLoops("mul", [&] { return a.mul(b); });
-  ExpectPrimitiveMatchesLoops("div", [&] { return a.div(b); });
+  // Dense operands of one shape stay on the loops below 8x the threshold.
+  const T big = random_tensor({512, 320}, -3, 3, 1);
+  const T big_b = random_tensor({512, 320}, 0.5f, 3, 2);
+  ExpectPrimitiveMatchesLoops("add", [&] { return big.add(big_b); });
+  ExpectPrimitiveMatchesLoops("sub", [&] { return big.sub(big_b); });
+  ExpectPrimitiveMatchesLoops("mul", [&] { return big.mul(big_b); });
+  ExpectPrimitiveMatchesLoops("div", [&] { return big.div(big_b); });
   ExpectPrimitiveMatchesLoops("add row", [&] { return a.add(row); });
   ExpectPrimitiveMatchesLoops("sub row", [&] { return a.sub(row); });
   ExpectPrimitiveMatchesLoops("mul col", [&] { return a.mul(col); });
@@ -138,9 +140,14 @@ TEST_F(OnednnPrimitivePathTest, EltwiseLargeFloat32) {
   ExpectPrimitiveMatchesLoops("rsqrt", [&] { return p.rsqrt(); });
   ExpectPrimitiveMatchesLoops("tanh", [&] { return a.tanh(); });
   ExpectPrimitiveMatchesLoops("sigmoid", [&] { return a.sigmoid(); });
-  ExpectPrimitiveMatchesLoops("relu", [&] { return a.relu(); });
   ExpectPrimitiveMatchesLoops("gelu", [&] { return a.gelu(); });
   ExpectPrimitiveMatchesLoops("silu", [&] { return a.silu(); });
+  // relu runs on the loops at every size (Note [Relu clones], backends/host/loops.cc).
+  const int64_t before = Onednn::primitive_calls();
+  const T r = a.relu();
+  EXPECT_EQ(Onednn::primitive_calls(), before);
+  const std::vector<float> in = a.to_vector<float>(), out = r.to_vector<float>();
+  for (size_t i = 0; i < in.size(); ++i) ASSERT_EQ(out[i], in[i] > 0 ? in[i] : 0.f) << i;
 }
 
 // Sum and mean run no primitive (Onednn::reduce): over trailing dims a float
@@ -298,10 +305,18 @@ TEST_F(OnednnPrimitivePathTest, TinyWorkStaysOnTheLoops) {
 TEST_F(OnednnPrimitivePathTest, CostlyElementsReachPrimitivesSooner) {
   const T x = random_tensor({1024}, -4, 4, 21);
   const T m = random_tensor({16, 16}, -1, 1, 22);
+  const T dense = random_tensor({256, 256}, -4, 4, 26);
   int64_t before = Onednn::primitive_calls();
   const T sum = x.add(x);
   const T r = x.relu();
   EXPECT_EQ(Onednn::primitive_calls(), before) << "a 1K add or relu is cheaper on the loops";
+  // Note [Relu clones] (backends/host/loops.cc): relu is one pass on the loops at any size, and
+  // dense operands of one shape are added there up to 8x the threshold.
+  before = Onednn::primitive_calls();
+  const T big_relu = random_tensor({1 << 20}, -1, 1, 27).relu();
+  const T dense_sum = dense.add(dense);
+  EXPECT_EQ(Onednn::primitive_calls(), before);
+  EXPECT_EQ(big_relu.numel() + dense_sum.numel(), (1 << 20) + 256 * 256);
   ExpectPrimitiveMatchesLoops("exp over 1K", [&] { return x.exp(); });
   ExpectPrimitiveMatchesLoops("tanh over 1K", [&] { return x.tanh(); });
   ExpectPrimitiveMatchesLoops("sigmoid over 1K", [&] { return x.sigmoid(); });
