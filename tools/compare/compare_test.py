@@ -61,6 +61,9 @@ COLLECTING = []
 COLLECTING_RUNS = []
 HYBRID = ["hybrid:gc_params+scope"]  # llama only: gc parameters, scoped activations
 CONTENDERS = []
+# The dead aliases a collector's conservative stack scan may keep past a collection (Note [Garbage
+# the scan keeps], tests/fuzz/lifetime_gc_fuzz_test.cc: at most 3 in one collection).
+KEPT_BY_THE_SCAN = 3
 WORKLOADS = ["mlp", "llama", "ops", "serve"]
 BACKENDS = []
 QUICK_STEPS = {"mlp": 20, "llama": 8, "ops": 10, "serve": 20}
@@ -435,9 +438,41 @@ class CompareOpsSizeTest(unittest.TestCase):
         runs = {c["name"]: c for c in r["contenders"]}
         self.assertEqual(sorted(runs), ["gc:trigger_8MiB", "libtorch", "tensor_ptr"])
         self.assertEqual(runs["tensor_ptr"]["lower_bound_bytes"], expected_live_set("ops", r["shapes"]))
+        self.assertEqual(runs["tensor_ptr"]["leaked_bytes"], 0)
+        # A collector's conservative stack scan may keep a dead alias or two past the runner's
+        # last collection (Note [Garbage the scan keeps], tests/fuzz/lifetime_gc_fuzz_test.cc:
+        # at most 3 in one collection): counted as leaked by the tool, never more than that here.
+        self.assertLessEqual(runs["gc:trigger_8MiB"]["leaked_tensors"], KEPT_BY_THE_SCAN)
         for name in ("tensor_ptr", "gc:trigger_8MiB"):
-            self.assertEqual(runs[name]["leaked_bytes"], 0, name)
             self.assertEqual(len(runs[name]["step_ms"]), 4, name)
+
+
+class CompareSmallModelTest(unittest.TestCase):
+    """--workloads=small_model: a new user's small model (workloads/small_model) under every policy."""
+
+    def test_every_policy_reaches_libtorchs_loss(self):
+        out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        proc = subprocess.run([COMPARE, "--workloads=small_model", "--quick", "--all_backends", "--out=" + out],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        with open(os.path.join(out, "compare.json"), encoding="utf-8") as f:
+            results = json.load(f)["results"]
+        self.assertEqual(sorted(r["backend"] for r in results), sorted(BACKENDS))
+        for r in results:
+            self.assertEqual(r["workload"], "small_model")
+            self.assertEqual(r["steps"], 40)
+            runs = {c["name"]: c for c in r["contenders"]}
+            self.assertEqual(sorted(runs), sorted(CONTENDERS))
+            torch_loss = runs["libtorch"]["metric"]
+            self.assertGreater(torch_loss, 0)
+            for name in POLICIES + COLLECTING_RUNS:
+                where = "%s/%s" % (r["backend"], name)
+                self.assertAlmostEqual(runs[name]["metric"], torch_loss, delta=1e-4 * torch_loss, msg=where)
+                if name in POLICIES:
+                    self.assertEqual(runs[name]["leaked_bytes"], 0, where)
+                else:
+                    self.assertLessEqual(runs[name]["leaked_tensors"], KEPT_BY_THE_SCAN, where)
+                self.assertEqual(len(runs[name]["step_ms"]), 40, where)
 
 
 if __name__ == "__main__":

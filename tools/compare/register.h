@@ -49,10 +49,11 @@ std::vector<WorkloadPlan> own_plans(const Options& /*o*/, int64_t steps) {
   return out;
 }
 
-// W on every host backend, run as `selection` says.
-template <class W>
+// W on every backend of Backends (the host backends the tool ships), run as
+// `selection` says.
+template <class W, class Backends = lists::HostBackends>
 bool register_generic_workload(Selection selection) {
-  lists::for_each_type(lists::HostBackends{}, [&]<class B>() {
+  lists::for_each_type(Backends{}, [&]<class B>() {
     register_workload({W::kName, B::name, selection, W::kSteps, W::kQuickSteps, &own_plans<W, B>});
   });
   return true;
