@@ -272,22 +272,20 @@ else
   run_step "$limit" "$work/bench/cuda_benchmark.log" "$launch" cuda_benchmark \
     "--benchmark_out=$bench_json" --benchmark_out_format=json \
     --benchmark_report_aggregates_only=false --benchmark_repetitions=3 --benchmark_min_time=0.05
-  # A case that calls SkipWithError still exits 0: read the JSON for cases that reported an error.
+  # A case that calls SkipWithError still exits 0: report.py --failed names each case that reported
+  # an error, with its message (exit 1; 2: the JSON is missing or unreadable).
   bench_errors=""
   if ((step_rc == 0)); then
-    bench_errors=$("$python" - "$bench_json" <<'PY'
-import json, sys
-try:
-    with open(sys.argv[1], encoding="utf-8") as f:
-        doc = json.load(f)
-except (OSError, ValueError) as e:
-    print("no benchmark JSON (%s)" % e)
-    sys.exit(0)
-bad = sorted({b.get("name", "?") for b in doc.get("benchmarks", []) if b.get("error_occurred")})
-if bad:
-    print("%d case(s) reported an error: %s%s" % (len(bad), ", ".join(bad[:5]), ", ..." if len(bad) > 5 else ""))
-PY
-)
+    failed_rc=0
+    failed_text=$("$python" "$bundle/py/report.py" --custody "$bench_json" --failed 2>&1) || failed_rc=$?
+    if ((failed_rc == 1)); then
+      mapfile -t failed_cases < <(printf '%s\n' "$failed_text" | sed -n 's/^FAILED: //p')
+      bench_errors=$(printf '%s; ' "${failed_cases[@]:0:5}")
+      bench_errors="${#failed_cases[@]} case(s) reported an error: ${bench_errors%; }"
+      ((${#failed_cases[@]} > 5)) && bench_errors+="; ..."
+    elif ((failed_rc != 0)); then
+      bench_errors="no usable benchmark JSON: $(printf '%s\n' "$failed_text" | tail -n 1)"
+    fi
   fi
   if ((step_rc == 0)) && [[ -z $bench_errors ]]; then
     note "PASS    cuda_benchmark (${step_s} s)"
@@ -321,8 +319,13 @@ fi
 if [[ -s $bench_json ]]; then
   report_args=(--custody "$bench_json" --json "$work/bench/report.json")
   [[ -n $peer_json ]] && report_args+=(--torch "$peer_json")
-  "$python" "$bundle/py/report.py" "${report_args[@]}" >"$work/report.md" 2>&1 ||
-    note "FAIL    report.py: see report.md"
+  # Exit 1: a case reported an error, already a FAIL of the cuda_benchmark step above.
+  report_rc=0
+  "$python" "$bundle/py/report.py" "${report_args[@]}" >"$work/report.md" 2>&1 || report_rc=$?
+  if ((report_rc > 1)); then
+    failed_steps=$((failed_steps + 1))
+    note "FAIL    report.py (exit status $report_rc): see report.md"
+  fi
 fi
 
 write_results

@@ -8,8 +8,8 @@
 #     tests fail without it);
 #  C. a fake GPU and a failing test: exit 1, the failure named;
 #  D. a fake GPU and a benchmark case that reported an error (its binary still exits 0): exit 1, the
-#     case named.
-#   device_check_test.sh DEVICE_CHECK_SH LAUNCH_SH TEST_SUMMARY_PY
+#     case named with its error message (report.py --failed), and FAILED in report.md.
+#   device_check_test.sh DEVICE_CHECK_SH LAUNCH_SH TEST_SUMMARY_PY REPORT_PY
 set -euo pipefail
 tmp=$(mktemp -d "${TEST_TMPDIR:-/tmp}/device_check_test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -22,6 +22,7 @@ make_bundle() {  # make_bundle DIR: a bundle of fake binaries
   mkdir -p "$b/bin" "$b/lib" "$b/solib" "$b/py"
   cp "$2" "$b/launch"; chmod +x "$b/launch"
   cp "$3" "$b/py/test_summary.py"
+  cp "$4" "$b/py/report.py"
   echo "commit: fake0123" >"$b/MANIFEST"
   cat >"$b/bin/cuda_preflight" <<'SH'
 #!/usr/bin/env bash
@@ -57,18 +58,22 @@ echo "contender  median_ms"
 echo "scope          0.100"
 echo "wrote somewhere/compare.json"
 SH
-  # Google Benchmark's JSON; a case that errored when FAKE_BENCH_ERROR is set (the binary still exits 0).
+  # Google Benchmark's JSON; one repetition of softmax/cuda reported an error when FAKE_BENCH_ERROR is
+  # set (the binary still exits 0).
   cat >"$b/bin/cuda_benchmark" <<'SH'
 #!/usr/bin/env bash
 for a in "$@"; do [[ $a == --benchmark_out=* ]] && out=${a#--benchmark_out=}; done
-err=false; [[ -n ${FAKE_BENCH_ERROR:-} ]] && err=true
-echo "{\"benchmarks\": [{\"name\": \"add/cuda\", \"run_type\": \"iteration\", \"real_time\": 1.0, \"time_unit\": \"us\"}, {\"name\": \"softmax/cuda\", \"run_type\": \"iteration\", \"error_occurred\": $err, \"error_message\": \"fake\"}]}" >"${out:-/dev/null}"
+row() { echo "{\"name\": \"$1\", \"run_type\": \"iteration\", \"real_time\": 1.0, \"time_unit\": \"us\"}"; }
+err=""
+[[ -n ${FAKE_BENCH_ERROR:-} ]] &&
+  err=", {\"name\": \"softmax/cuda\", \"run_type\": \"iteration\", \"error_occurred\": true, \"error_message\": \"synchronize: fake fault\"}"
+echo "{\"benchmarks\": [$(row add/cuda), $(row softmax/cuda)$err]}" >"${out:-/dev/null}"
 SH
   chmod +x "$b/bin/compare_cuda" "$b/bin/cuda_benchmark"
 }
 
 # ---- A. no GPU ----
-make_bundle "$tmp/a" "$2" "$3"
+make_bundle "$tmp/a" "$2" "$3" "$4"
 rc=0; PATH=/usr/bin:/bin "$check" "$tmp/a" "$tmp/out-a" --budget 120 >"$tmp/a.log" 2>&1 || rc=$?
 ((rc == 3)) || fail "no GPU: expected exit 3, got $rc: $(cat "$tmp/a.log")"
 [[ -f $tmp/out-a/summary.txt ]] || fail "no summary.txt"
@@ -87,7 +92,7 @@ cat >"$tmp/fakebin/nvidia-smi" <<'SH'
 if [[ $1 == -L ]]; then echo "GPU 0: Fake H100 (UUID: GPU-0)"; else echo "580.00, 9.0, 81559 MiB"; fi
 SH
 chmod +x "$tmp/fakebin/nvidia-smi"
-make_bundle "$tmp/b" "$2" "$3"
+make_bundle "$tmp/b" "$2" "$3" "$4"
 rc=0
 FAKE_GPU=1 FAKE_SLEEP_conformance_tensor_ptr_cuda=25 PATH=$tmp/fakebin:/usr/bin:/bin \
   "$check" "$tmp/b" "$tmp/out-b" --budget 200 >"$tmp/b.log" 2>&1 || rc=$?
@@ -103,6 +108,9 @@ for t in conformance_dispose_cuda conformance_scope_cuda; do
   expect_in "NOT RUN $t: no time left" "$summary"
 done
 expect_in "PASS    compare_cuda --quick" "$summary"
+expect_in "PASS    cuda_benchmark" "$summary"
+[[ -f $tmp/out-b/report.md && $(cat "$tmp/out-b/report.md") != *FAILED* ]] ||
+  fail "report.md missing or says FAILED: $(cat "$tmp/out-b/report.md" 2>&1)"
 expect_in "scope          0.100" "$summary"
 [[ $summary != *"wrote somewhere"* ]] || fail "compare's 'wrote' lines belong in the log only"
 [[ $(tail -n 1 "$tmp/out-b/summary.txt") == "4 passed, 0 failed, 0 skipped" ]] ||
@@ -113,7 +121,7 @@ listing=$(tar -tzf "$tmp/out-b/results.tgz")
 [[ $'\n'$listing$'\n' == *$'\ntests/cuda_test.xml\n'* ]] || fail "results.tgz lacks the XML: $listing"
 
 # ---- C. a fake GPU and a failing test ----
-make_bundle "$tmp/c" "$2" "$3"
+make_bundle "$tmp/c" "$2" "$3" "$4"
 rc=0
 FAKE_GPU=1 FAKE_FAIL=cuda_test PATH=$tmp/fakebin:/usr/bin:/bin \
   "$check" "$tmp/c" "$tmp/out-c" --budget 400 >"$tmp/c.log" 2>&1 || rc=$?
@@ -125,12 +133,14 @@ expect_in "FAILED: cuda_test S.t" "$summary"
 [[ $(tail -n 1 "$tmp/out-c/summary.txt") == "5 passed, 1 failed, 0 skipped" ]] ||
   fail "summary line: $(tail -n 1 "$tmp/out-c/summary.txt")"
 # ---- D. a fake GPU, every test passing, a benchmark case that reported an error ----
-make_bundle "$tmp/d" "$2" "$3"
+make_bundle "$tmp/d" "$2" "$3" "$4"
 rc=0
 FAKE_GPU=1 FAKE_BENCH_ERROR=1 PATH=$tmp/fakebin:/usr/bin:/bin \
   "$check" "$tmp/d" "$tmp/out-d" --budget 400 >"$tmp/d.log" 2>&1 || rc=$?
 summary=$(cat "$tmp/out-d/summary.txt")
 ((rc == 1)) || fail "a benchmark case with an error: expected exit 1, got $rc: $summary"
 expect_in "FAIL    cuda_benchmark" "$summary"
-expect_in "1 case(s) reported an error: softmax/cuda" "$summary"
+expect_in "1 case(s) reported an error: softmax/cuda: synchronize: fake fault (1 of 2 repetitions)" "$summary"
+expect_in "FAILED: softmax/cuda: synchronize: fake fault" "$(cat "$tmp/out-d/report.md")"
+[[ $summary != *"FAIL    report.py"* ]] || fail "the case's error is the benchmark step's failure, not report.py's: $summary"
 echo "device_check_test: ok"

@@ -21,7 +21,8 @@
 #                        under `timeout` (TEST_TIMEOUT, default 1800 s); a failure does not stop the run
 #   bench/NAME.{json,log}  each binary of benchmarks.txt, Google Benchmark JSON with every repetition
 #   bench/torch_peer.{json,log}  PyTorch's side (py/torch_peer.py), when python3 has torch with CUDA
-#   report.md, report.json  py/report.py: the benchmark against PyTorch and the issue's three targets
+#   report.md, report.json  py/report.py: the benchmark against PyTorch and the issue's three targets;
+#                        a benchmark case that reported an error is a PROBLEM (FAILED, with its message)
 #   NAME/ (NAME less _cuda)  each binary of tools.txt, run as NAME --out=DIR/NAME [--quick]; its log
 #                        is NAME/NAME.log (compare_cuda: compare/compare.json, compare/compare_cuda.log)
 #   summary.txt          what ran and what did not, the failed test cases, and last the line
@@ -33,8 +34,8 @@
 # measured), TEST_TIMEOUT / BENCH_TIMEOUT (seconds per binary; default 1800 / 3600), CUDA_HOME (for a
 # bundle packed with --system-cuda-libs; default /usr/local/cuda).
 # Exit status: 0 when every selected binary ran and no test case failed; 1 when a test failed, a
-# binary, the peer or the report could not run, a selected target was not packed, or nvidia-smi lists
-# a GPU and no test case passed; 2 on bad usage.
+# binary, the peer or the report could not run, a benchmark case reported an error, a selected target
+# was not packed, or nvidia-smi lists a GPU and no test case passed; 2 on bad usage.
 # The issue's targets do not change the exit status: report.md says PASS, MISS or n/a.
 set -euo pipefail
 
@@ -288,11 +289,16 @@ if [[ -s $custody_json ]]; then
     printf '%s\n' "$report_text"
     echo '```'
   } >"$out/report.md"
-  if ((rc != 0)); then
+  # Exit 1: a benchmark case reported an error (its FAILED lines come first); 2: unreadable JSON.
+  if ((rc > 1)); then
     problems+=("report.py: exit status $rc; see report.md")
   else
+    while IFS= read -r line; do
+      problems+=("benchmark case $line")
+    done < <(printf '%s\n' "$report_text" | sed -n '/^FAILED: /p')
     notes+=("issue targets (report.md):")
-    while IFS= read -r line; do notes+=("  $line"); done < <(printf '%s\n' "$report_text" | sed -n '2,/^$/p' | sed '/^$/d')
+    while IFS= read -r line; do notes+=("  $line"); done < <(printf '%s\n' "$report_text" |
+      sed -n '/^== issue 11 GPU targets/,/^$/p' | sed '1d; /^$/d')
   fi
 elif ((${#benchmarks[@]})); then
   notes+=("no report: bench/cuda_benchmark.json was not written")
