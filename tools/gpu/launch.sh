@@ -119,7 +119,7 @@ shift
 [[ -x $bin ]] || { echo "launch: no binary $bin" >&2; exit 2; }
 choose_libs 0
 if ((${#missing_libs[@]})); then
-  echo "launch: cannot find ${missing_libs[*]} (searched $searched; libcublas and libcublasLt in one folder); set CUDA_HOME, or install the CUDA 13 runtime and cuBLAS (./launch --which-libs says more)" >&2
+  echo "launch: cannot find ${missing_libs[*]} (searched $searched; libcublas and libcublasLt in one folder); set CUDA_HOME, or install cuBLAS 13 (./launch --which-libs says more)" >&2
   exit 127
 fi
 path="$here/solib:$here/lib"
