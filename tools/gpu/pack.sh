@@ -37,11 +37,11 @@
 #     (MANIFEST: glibc_min); after step 5's lists, fails unless lib/ holds libcudart and cuBLAS is
 #     packed or left out as asked (tools/gpu/bundle_checks.sh: check_cuda_libs);
 #  5. writes launch (tools/gpu/launch.sh: LD_LIBRARY_PATH, the CUDA library search, CUSTODY_REQUIRE_CUDA,
-#     CUSTODY_GC_SYSTEM_DIRS), run.sh, device_check.sh, report.py, torch_peer.py, test_summary.py,
-#     tests.txt, benchmarks.txt, tools.txt (the binaries of each kind that were packed, one name a
-#     line), system_libs.txt (the libraries left for the machine to provide) and MANIFEST, and tars
-#     everything into DIR/custody-gpu.tar.gz, printing its size; with --system-cuda-libs, fails when
-#     that is over 55 MiB (what a lent GPU machine can take, sources included, is 64 MiB).
+#     CUSTODY_GC_SYSTEM_DIRS), run.sh, device_check.sh, report.py, torch_peer.py, gtest_shards.py,
+#     test_summary.py, tests.txt, benchmarks.txt, tools.txt (the binaries of each kind that were packed,
+#     one name a line), system_libs.txt (the libraries left for the machine to provide) and MANIFEST,
+#     and tars everything into DIR/custody-gpu.tar.gz, printing its size; with --system-cuda-libs,
+#     fails when that is over 55 MiB (what a lent GPU machine can take, sources included, is 64 MiB).
 #
 # Size, measured 2026 (CUDA 13.0, Debian 12): about 300 MiB with NVIDIA's libraries (libcublasLt alone
 # is 517 MiB uncompressed), a few MiB with --system-cuda-libs (tools/gpu/README.md has the numbers).
@@ -270,7 +270,8 @@ chmod +x "$stage/launch"
 cp tools/gpu/run.sh "$stage/run.sh"
 cp tools/gpu/device_check.sh "$stage/device_check.sh"
 chmod +x "$stage/device_check.sh"
-cp tools/gpu/report.py tools/gpu/torch_peer.py tools/test_summary/test_summary.py "$stage/py/"
+cp tools/gpu/report.py tools/gpu/torch_peer.py tools/gpu/gtest_shards.py tools/test_summary/test_summary.py \
+  "$stage/py/"
 chmod +x "$stage/run.sh"
 for label in "${packed_tests[@]}"; do echo "${label##*:}"; done >"$stage/tests.txt"
 for label in "${packed_benchmarks[@]}"; do echo "${label##*:}"; done >"$stage/benchmarks.txt"
