@@ -17,7 +17,8 @@
 # In order, each under its own timeout, cut to the time left:
 #   1. preflight: nvidia-smi (the GPU, driver, compute capability, memory), which CUDA libraries the
 #      launcher chose (launch --which-libs), cuda_preflight (the allocator: memory pools or the cudaMalloc
-#      fallback; a 1-element add; a small cuBLAS matmul). No GPU, or a failed preflight: stop here;
+#      fallback and why; a 1-element add, a small cuBLAS matmul, a CUB sum, argmax and softmax, each
+#      against the host's answer). No GPU, or a failed preflight: stop here, naming the failed checks;
 #   2. the backend's tests (errors, the allocator on both paths, the CUDA smoke test, cuda_test) and the
 #      kernel suites (kernels_cuda: every op and dtype against the oneDNN oracle);
 #   3. the five conformance_<policy>_cuda binaries (the lifetime suites and each policy's contract
@@ -229,7 +230,10 @@ if [[ $gpu == none* ]] || ((step_rc == 3)); then
   exit 3
 fi
 if ((step_rc != 0)); then
-  note "FAIL    preflight: cuda_preflight $(why "$step_rc") (libraries: $( ((libs_rc == 0)) && echo found || echo 'NOT all found')); nothing else runs"
+  # The checks that failed: `NAME: ...: WRONG` or `NAME: FAILED: why` (tools/gpu/cuda_preflight.cc).
+  bad_checks=$(grep -E ': WRONG$|: FAILED: |^failed: ' "$work/preflight/cuda_preflight.txt" | head -n 5 |
+    paste -sd '|' - | sed 's/|/ | /g')
+  note "FAIL    preflight: cuda_preflight $(why "$step_rc") (libraries: $( ((libs_rc == 0)) && echo found || echo 'NOT all found'))${bad_checks:+: $bad_checks}; nothing else runs"
   write_results
   exit 1
 fi

@@ -9,7 +9,8 @@
 #  C. a fake GPU and a failing test case, the default budget (300 s): exit 1, the failure named;
 #  D. a fake GPU and a benchmark case that reported an error (its binary still exits 0): exit 1, the
 #     case named with its error message (report.py --failed), and FAILED in report.md;
-#  E. a fake GPU and a test case that hangs: its shard is stopped at the binary's limit, the cases the
+#  E. a fake GPU whose preflight checks fail: it stops there, naming them, exit 1;
+#  F. a fake GPU and a test case that hangs: its shard is stopped at the binary's limit, the cases the
 #     other shard and the hung shard finished are counted, the hung case fails saying so, exit 1.
 # A fake torch module that cannot be imported keeps the torch checks fast and the timings steady.
 #   device_check_test.sh DEVICE_CHECK_SH LAUNCH_SH TEST_SUMMARY_PY REPORT_PY GTEST_SHARDS_PY
@@ -33,6 +34,12 @@ make_bundle() {  # make_bundle DIR: a bundle of fake binaries
 if [[ -z ${FAKE_GPU:-} ]]; then echo "no GPU: no CUDA device found: fake driver"; exit 3; fi
 echo "allocator: stream-ordered pool (cudaMallocFromPoolAsync)"
 echo "add: 1 + 2 = 3: ok"
+if [[ -n ${FAKE_PREFLIGHT_WRONG:-} ]]; then
+  echo "sum (CUB): FAILED: cuda sum: an illegal memory access was encountered"
+  echo "softmax: 64 rows of 1000, largest relative error 1.0e+00; row 0 col 0: 0, host: 0.001: WRONG"
+  exit 1
+fi
+echo "softmax: 64 rows of 1000, largest relative error 1.2e-07: ok"
 SH
   # A test of four cases S.t0..S.t3, each shard (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX) running every
   # other one as GoogleTest does: sleeps FAKE_SLEEP_<name> seconds first; a case fails when
@@ -178,14 +185,25 @@ expect_in "1 case(s) reported an error: softmax/cuda: synchronize: fake fault (1
 expect_in "FAILED: softmax/cuda: synchronize: fake fault" "$(cat "$tmp/out-d/report.md")"
 [[ $summary != *"FAIL    report.py"* ]] || fail "the case's error is the benchmark step's failure, not report.py's: $summary"
 
-# ---- E. a fake GPU, a test case that hangs ----
-# errors_test runs first, with 160 - 130 (kept for steps 4-5) = 30 s less the preflight's second or so;
-# its shard 0 (S.t0, S.t2) hangs in S.t2, shard 1 (S.t1, S.t3) passes. Nothing else fits before step 4.
+# ---- E. a fake GPU, preflight checks that fail ----
 make_bundle "$tmp/e" "$2" "$3" "$4" "$5"
 rc=0
-FAKE_GPU=1 FAKE_HANG=errors_test:S.t2 PATH=$tmp/fakebin:/usr/bin:/bin \
-  "$check" "$tmp/e" "$tmp/out-e" --budget 160 --shards 2 >"$tmp/e.log" 2>&1 || rc=$?
+FAKE_GPU=1 FAKE_PREFLIGHT_WRONG=1 PATH=$tmp/fakebin:/usr/bin:/bin \
+  "$check" "$tmp/e" "$tmp/out-e" >"$tmp/e.log" 2>&1 || rc=$?
 summary=$(cat "$tmp/out-e/summary.txt")
+((rc == 1)) || fail "a failed preflight: expected exit 1, got $rc: $summary"
+expect_in "FAIL    preflight: cuda_preflight exit status 1 (libraries: found): sum (CUB): FAILED: cuda sum: an illegal memory access was encountered | softmax: 64 rows of 1000" "$summary"
+expect_in "host: 0.001: WRONG; nothing else runs" "$summary"
+[[ $summary != *"errors_test"* ]] || fail "tests ran after a failed preflight: $summary"
+
+# ---- F. a fake GPU, a test case that hangs ----
+# errors_test runs first, with 160 - 130 (kept for steps 4-5) = 30 s less the preflight's second or so;
+# its shard 0 (S.t0, S.t2) hangs in S.t2, shard 1 (S.t1, S.t3) passes. Nothing else fits before step 4.
+make_bundle "$tmp/f" "$2" "$3" "$4" "$5"
+rc=0
+FAKE_GPU=1 FAKE_HANG=errors_test:S.t2 PATH=$tmp/fakebin:/usr/bin:/bin \
+  "$check" "$tmp/f" "$tmp/out-f" --budget 160 --shards 2 >"$tmp/f.log" 2>&1 || rc=$?
+summary=$(cat "$tmp/out-f/summary.txt")
 ((rc == 1)) || fail "a test that timed out: expected exit 1, got $rc: $summary"
 expect_in "FAIL    errors_test (" "$summary"
 expect_in "timed out, limit " "$summary"
@@ -193,8 +211,8 @@ expect_in "2 shards; shard 0 timed out while running S.t2): 3 passed, 1 failed, 
 expect_in "FAILED: errors_test S.t2" "$summary"
 expect_in "NOT RUN device_allocator_test: no time left" "$summary"
 expect_in "PASS    compare_cuda --quick" "$summary"
-[[ $(tail -n 1 "$tmp/out-e/summary.txt") == "3 passed, 1 failed, 0 skipped" ]] ||
-  fail "summary line: $(tail -n 1 "$tmp/out-e/summary.txt")"
-xml=$(tar -xzOf "$tmp/out-e/results.tgz" tests/errors_test.xml)
+[[ $(tail -n 1 "$tmp/out-f/summary.txt") == "3 passed, 1 failed, 0 skipped" ]] ||
+  fail "summary line: $(tail -n 1 "$tmp/out-f/summary.txt")"
+xml=$(tar -xzOf "$tmp/out-f/results.tgz" tests/errors_test.xml)
 expect_in "timed out while running (shard 0 of 2 timed out" "$xml"
 echo "device_check_test: ok"
