@@ -44,7 +44,7 @@ CUSTODY = {
         # add 16M: 100 us; copy of the same bytes: 90 us -> bandwidth fraction 0.9 (median).
         gb_rows("add_16M/scope:cuda", [100, 100, 110], counters={"bytes": 12.0 * N16})
         + gb_rows("d2d_copy_16M/cudaMemcpyAsync", [85, 90, 95], counters={"bytes": 12.0 * N16})
-        + gb_rows("d2d_copy_16M/scope:cuda", [95, 100, 105], counters={"bytes": 12.0 * N16})
+        + gb_rows("strided_copy_16M/scope:cuda", [190, 200, 210], counters={"bytes": 12.0 * N16})
         # add 64M: 400 us vs copy 320 us -> 0.8: a miss.
         + gb_rows("add_64M/scope:cuda", [400, 400], unit="us", counters={"bytes": 12.0 * N64})
         + gb_rows("d2d_copy_64M/cudaMemcpyAsync", [0.32, 0.32], unit="ms",
@@ -73,6 +73,7 @@ TORCH = {
         torch_row("add_16M", "torch", [105e3, 110e3, 120e3], 12 * N16),
         torch_row("d2d_copy_16M", "torch", [90e3, 91e3, 92e3], 12 * N16),
         torch_row("d2d_copy_16M", "torch_clone", [95e3, 96e3, 97e3], 12 * N16),
+        torch_row("strided_copy_16M", "torch", [150e3, 160e3, 170e3], 12 * N16),
         torch_row("add_1", "torch", [9e3, 10e3, 12e3]),
         torch_row("matmul/n=4096", "torch", [2.0e6, 2.1e6, 2.2e6], flop=2.0 * 4096 ** 3),
         torch_row("sum/4096x4096", "torch", [25e3, 31e3, 40e3], 4 * 4096 * 4096),
@@ -195,6 +196,8 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(rows["add_16M/scope:cuda"]["x_torch"]["median"], 100 / 110)
         # cudaMemcpyAsync is compared with torch's copy_ of the same case.
         self.assertAlmostEqual(rows["d2d_copy_16M/cudaMemcpyAsync"]["x_torch"]["median"], 90 / 91)
+        # custody's strided copy kernel with torch's copy_ of the same transpose.
+        self.assertAlmostEqual(rows["strided_copy_16M/scope:cuda"]["x_torch"]["median"], 200 / 160)
         self.assertIsNone(rows["softmax/4096x4096,dim=1/scope:cuda"]["x_torch"]["median"])
         self.assertIn("d2d_copy_16M/torch_clone", rows)
 
