@@ -231,8 +231,9 @@ if [[ $gpu == none* ]] || ((step_rc == 3)); then
 fi
 if ((step_rc != 0)); then
   # The checks that failed: `NAME: ...: WRONG` or `NAME: FAILED: why` (tools/gpu/cuda_preflight.cc).
-  bad_checks=$(grep -E ': WRONG$|: FAILED: |^failed: ' "$work/preflight/cuda_preflight.txt" | head -n 5 |
-    paste -sd '|' - | sed 's/|/ | /g')
+  mapfile -t bad < <(grep -E ': WRONG$|: FAILED: |^failed: ' "$work/preflight/cuda_preflight.txt" | head -n 5)
+  bad_checks=$(printf '%s | ' "${bad[@]}")
+  bad_checks=${bad_checks% | }
   note "FAIL    preflight: cuda_preflight $(why "$step_rc") (libraries: $( ((libs_rc == 0)) && echo found || echo 'NOT all found'))${bad_checks:+: $bad_checks}; nothing else runs"
   write_results
   exit 1
@@ -334,9 +335,13 @@ else
   fi
 fi
 peer_json=""
+torch_rc=0
+torch_why=$(timeout 30 "$python" -c 'import torch; assert torch.cuda.is_available(), "torch.cuda.is_available() is false"' 2>&1) ||
+  torch_rc=$?
+# Measured after that check (importing torch takes seconds), so the peer ends by the deadline.
 limit=$(( $(left) - peer_keeps ))
 ((limit > peer_cap)) && limit=$peer_cap
-if ! torch_why=$(timeout 30 "$python" -c 'import torch; assert torch.cuda.is_available(), "torch.cuda.is_available() is false"' 2>&1); then
+if ((torch_rc != 0)); then
   # Not a lack of time: the machine has no PyTorch to compare with (report.md says n/a).
   note "SKIPPED torch_peer.py: no PyTorch with CUDA in $python ($(printf '%s\n' "$torch_why" | tail -n 1))"
 elif ((limit < 20)); then
