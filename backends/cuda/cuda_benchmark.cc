@@ -14,8 +14,12 @@
 //        (read 6, write 6), so add bandwidth / copy bandwidth =
 //        copy time / add time is "add bandwidth as a fraction of D2D copy
 //        bandwidth" (issue target: >= 0.85)
-//   d2d_copy_16M/scope:cuda, d2d_copy_64M/scope:cuda
-//        dst.copy_(src) on the same bytes: custody's own copy kernel
+//   strided_copy_16M/scope:cuda, strided_copy_64M/scope:cuda
+//        dst.copy_(src.t()) on the same bytes: a [4096, m / 4096] float32
+//        result from the transpose of a contiguous [m / 4096, 4096] one,
+//        through custody's strided copy kernel (a copy between contiguous
+//        tensors of one dtype is one cudaMemcpyAsync, Cuda::copy, which
+//        d2d_copy/cudaMemcpyAsync already times)
 //   add_1/scope:cuda
 //        latency of a 1-element add: c = a + b, c released,
 //        Cuda::synchronize(), per iteration (target: <= 0.5x PyTorch eager)
@@ -42,7 +46,7 @@
 // "no CUDA device found: ..." (an error row in the JSON, exit status 0).
 //
 //   ./bazelw run --config=cuda --config=opt //backends/cuda:cuda_benchmark --
-//       --benchmark_filter='add_|d2d' --benchmark_repetitions=5
+//       --benchmark_filter='add_|copy' --benchmark_repetitions=5
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -169,13 +173,22 @@ void add_fresh(benchmark::State& state, int64_t n) {
 // Copy elements moving the same bytes as an add over n float32 elements:
 // 12n bytes = read 6n + write 6n.
 constexpr int64_t copy_elements_for_add(int64_t n) { return n * 3 / 2; }
+// The strided copy's rows: m / kStridedRows columns (6144 for 16M, 24576 for 64M).
+constexpr int64_t kStridedRows = 4096;
+static_assert(copy_elements_for_add(k16M) % kStridedRows == 0 &&
+              copy_elements_for_add(k64M) % kStridedRows == 0);
 
-void copy_custody(benchmark::State& state, int64_t add_n) {
+// A transpose made contiguous: the source read with a stride of kStridedRows
+// elements, so no dims merge and custody's copy kernel does the index
+// arithmetic per element (not cudaMemcpyAsync, which Cuda::copy uses between
+// contiguous tensors).
+void strided_copy_custody(benchmark::State& state, int64_t add_n) {
   guarded(state, [add_n](benchmark::State& st) {
-    const int64_t m = copy_elements_for_add(add_n);
-    T src = input({m}, 1), dst = T::empty({m});
+    const int64_t m = copy_elements_for_add(add_n), cols = m / kStridedRows;
+    T src = input({cols, kStridedRows}, 1), dst = T::empty({kStridedRows, cols});
+    T view = src.t();
     batched(st, kBatchElementwise, [&] {
-      T r = dst.copy_(src);
+      T r = dst.copy_(view);
       custody::release(r);
     });
     set_bytes(st, 2 * 4 * m);
@@ -316,7 +329,7 @@ void add(const std::string& case_name, const std::string& who, Fn fn, Args... ar
   for (const auto& [label, n] : {std::pair<const char*, int64_t>{"16M", k16M}, {"64M", k64M}}) {
     add(absl::StrCat("add_", label), kContender, add_fresh, n);
     add(absl::StrCat("d2d_copy_", label), "cudaMemcpyAsync", copy_memcpy, n);
-    add(absl::StrCat("d2d_copy_", label), kContender, copy_custody, n);
+    add(absl::StrCat("strided_copy_", label), kContender, strided_copy_custody, n);
   }
   add("add_1", kContender, add_latency);
   add(absl::StrCat("matmul/n=", kMatmulN), kContender, matmul);

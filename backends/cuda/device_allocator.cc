@@ -24,6 +24,17 @@ size_t round_up(size_t bytes) {
   return (request + kCacheGranule - 1) / kCacheGranule * kCacheGranule;
 }
 
+// Note [Without memory pools]: one small allocation and free from the new
+// pool, waited for; the pool trimmed back after, so it starts empty.
+cudaError_t probe_pool(cudaMemPool_t pool, cudaStream_t stream) {
+  void* p = nullptr;
+  cudaError_t err = cudaMallocFromPoolAsync(&p, kPoolProbeBytes, pool, stream);
+  if (err == cudaSuccess) err = cudaFreeAsync(p, stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  if (err == cudaSuccess && cudaMemPoolTrimTo(pool, 0) != cudaSuccess) (void)cudaGetLastError();
+  return err;
+}
+
 }  // namespace
 
 absl::Status device_available() {
@@ -36,6 +47,27 @@ absl::Status device_available() {
   }
   if (count == 0) return absl::UnavailableError("no CUDA device found: the driver reports 0 devices");
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> pool_fallback(int device, std::string_view want, PoolStep step,
+                                          cudaError_t err) {
+  const char* what = step == PoolStep::kCreate ? "cudaMemPoolCreate" : "memory pool probe";
+  if (is_sticky_error(err)) return cuda_status(what, err);
+  if (want == "pool") {
+    return absl::UnavailableError(absl::StrFormat(
+        "cuda:%d: CUSTODY_CUDA_ALLOCATOR=pool, but %s: %s (%s)", device,
+        step == PoolStep::kCreate
+            ? std::string("cudaMemPoolCreate failed")
+            : absl::StrFormat("the new pool refused a %d-byte allocation and free", kPoolProbeBytes),
+        cudaGetErrorString(err), cudaGetErrorName(err)));
+  }
+  if (step == PoolStep::kCreate) {
+    if (err != cudaErrorNotSupported) return cuda_status(what, err);
+    return std::string("cudaMalloc with a block cache (cudaMemPoolCreate: not supported)");
+  }
+  return absl::StrFormat(
+      "cudaMalloc with a block cache (the memory pool refused a %d-byte probe allocation: %s)",
+      kPoolProbeBytes, cudaGetErrorName(err));
 }
 
 absl::StatusOr<DeviceAllocator*> DeviceAllocator::for_device(int device, MemoryStats* stats) {
@@ -92,13 +124,12 @@ absl::StatusOr<DeviceAllocator*> DeviceAllocator::for_device(int device, MemoryS
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = device;
-    const cudaError_t err = cudaMemPoolCreate(&pool, &props);
-    if (err == cudaErrorNotSupported && want != "pool") {
+    if (const cudaError_t err = cudaMemPoolCreate(&pool, &props); err != cudaSuccess) {
       (void)cudaGetLastError();
       pool = nullptr;
-      name = "cudaMalloc with a block cache (cudaMemPoolCreate: not supported)";
-    } else if (err != cudaSuccess) {
-      return cuda_status("cudaMemPoolCreate", err);
+      absl::StatusOr<std::string> fallback = pool_fallback(device, want, PoolStep::kCreate, err);
+      if (!fallback.ok()) return fallback.status();
+      name = *std::move(fallback);
     } else {
       // Keep freed memory cached (reclaim() gives it back), as PyTorch's allocator does.
       uint64_t keep_all = std::numeric_limits<uint64_t>::max();
@@ -106,7 +137,16 @@ absl::StatusOr<DeviceAllocator*> DeviceAllocator::for_device(int device, MemoryS
           e != cudaSuccess) {
         return cuda_status("cudaMemPoolSetAttribute(release threshold)", e);
       }
-      name = "stream-ordered pool (cudaMallocFromPoolAsync)";
+      if (const cudaError_t probe = probe_pool(pool, stream); probe != cudaSuccess) {
+        (void)cudaGetLastError();
+        absl::StatusOr<std::string> fallback = pool_fallback(device, want, PoolStep::kProbe, probe);
+        if (!fallback.ok()) return fallback.status();
+        if (cudaMemPoolDestroy(pool) != cudaSuccess) (void)cudaGetLastError();
+        pool = nullptr;
+        name = *std::move(fallback);
+      } else {
+        name = "stream-ordered pool (cudaMallocFromPoolAsync)";
+      }
     }
   }
   allocators[device] = new DeviceAllocator(device, stats, stream, pool,

@@ -37,7 +37,12 @@
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // Some virtualised GPUs (and old drivers) report
 // cudaDevAttrMemoryPoolsSupported = 0, or fail cudaMemPoolCreate with
-// cudaErrorNotSupported. There the allocator uses cudaMalloc and cudaFree
+// cudaErrorNotSupported, or make a pool that then refuses allocations: set-up
+// therefore probes a new pool with one small allocation and free (synchronized)
+// before using it, so such a pool falls back here at set-up, saying why in
+// name(), instead of failing the first tensor as "out of memory allocating 4
+// bytes". A probe that fails with a sticky error (Note [Device faults]) is
+// that error: no allocator would work. There the allocator uses cudaMalloc and cudaFree
 // behind a cache of freed blocks keyed by their rounded size: a freed block
 // is kept for the next request of its size (reuse is ordered on the one stream
 // as with the pool: later work on the same stream cannot overtake earlier
@@ -46,6 +51,8 @@
 // release threshold caps the cached bytes, and a failed cudaMalloc reclaims and
 // retries once. CUSTODY_CUDA_ALLOCATOR=malloc forces this path on any device
 // (so it can be tested where pools work); =pool refuses to fall back.
+// pool_fallback() is the decision, from the error codes alone (tested without
+// a GPU: device_allocator_fallback_test).
 
 #ifndef CUSTODY_BACKENDS_CUDA_DEVICE_ALLOCATOR_H_
 #define CUSTODY_BACKENDS_CUDA_DEVICE_ALLOCATOR_H_
@@ -56,6 +63,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -68,6 +76,21 @@ namespace custody::cuda_internal {
 // Whether a CUDA device can be used; else a status saying why (no driver, no
 // device), which tests print when they skip.
 absl::Status device_available();
+
+// The pool's set-up step that failed: cudaMemPoolCreate, or the probe (a
+// kPoolProbeBytes cudaMallocFromPoolAsync, its cudaFreeAsync and a stream
+// synchronize).
+enum class PoolStep { kCreate, kProbe };
+inline constexpr size_t kPoolProbeBytes = 256;
+
+// What set-up does when `step` failed with `err` on `device`, given
+// CUSTODY_CUDA_ALLOCATOR=`want` ("", "pool" or "malloc"; Note [Without memory
+// pools]): the name of the cudaMalloc path, saying why, when falling back is
+// right; an error under want == "pool", for a sticky error (a device fault: no
+// allocator would work), and for a cudaMemPoolCreate failure other than
+// cudaErrorNotSupported.
+absl::StatusOr<std::string> pool_fallback(int device, std::string_view want, PoolStep step,
+                                          cudaError_t err);
 
 class DeviceAllocator {
  public:

@@ -5,6 +5,8 @@
 
 #include "backends/cuda/device_allocator.h"
 
+#include <cuda_runtime_api.h>
+
 #include <cstdlib>
 #include <string>
 
@@ -49,6 +51,29 @@ TEST_F(DeviceAllocatorTest, SaysWhichAllocatorRuns) {
     EXPECT_EQ(alloc_->name(), "cudaMalloc with a block cache (CUSTODY_CUDA_ALLOCATOR=malloc)");
   }
 }
+
+#ifndef CUSTODY_TEST_MALLOC_ALLOCATOR
+// Every device of compute capability 9.0 or newer supports memory pools: where
+// a GPU is required (CUSTODY_REQUIRE_CUDA=1, as tools/gpu's launcher sets it),
+// the cudaMalloc fallback there is a broken driver or pool, not a choice, and
+// fails this test saying why the allocator fell back (its name). Forcing the
+// fallback (CUSTODY_CUDA_ALLOCATOR=malloc) is exempt.
+TEST_F(DeviceAllocatorTest, ThePoolRunsOnSm90AndNewerWhereAGpuIsRequired) {
+  int major = 0, minor = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0), cudaSuccess);
+  const char* forced = std::getenv("CUSTODY_CUDA_ALLOCATOR");
+  if (!custody::testing::device_required() || major < 9 ||
+      (forced != nullptr && std::string(forced) == "malloc")) {
+    GTEST_SKIP() << "required only under CUSTODY_REQUIRE_CUDA=1 on compute capability 9.0 or newer "
+                    "without CUSTODY_CUDA_ALLOCATOR=malloc (here "
+                 << major << "." << minor << ", allocator: " << alloc_->name() << ")";
+  }
+  EXPECT_TRUE(alloc_->uses_pool())
+      << "compute capability " << major << "." << minor
+      << " supports memory pools, but the allocator fell back: " << alloc_->name();
+}
+#endif
 
 TEST_F(DeviceAllocatorTest, InUseIsExactAndFreedMemoryStaysCachedUntilReclaim) {
   const StatsSnapshot before = stats_.snapshot();

@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # tools/gpu/device_check.sh — the one command to run on a GPU machine lent for a short window: checks a
-# custody GPU bundle (tools/gpu/pack.sh --system-cuda-libs) in at most --budget seconds (default 540, 9
-# minutes, its own timeouts inside) and writes four files (tools/gpu/README.md, "The device check"):
+# custody GPU bundle (tools/gpu/pack.sh --system-cuda-libs) in at most --budget seconds (default 300, 5
+# minutes, its own timeouts inside: a window is 15 minutes, the machine's start takes 2 to 4 of them, and
+# a rerun must fit after the first run) and writes four files (tools/gpu/README.md, "The device check"):
 #
-#   tools/gpu/device_check.sh BUNDLE_DIR OUT_DIR [--budget SECONDS]
+#   tools/gpu/device_check.sh BUNDLE_DIR OUT_DIR [--budget SECONDS] [--shards N]
 #
 #   BUNDLE_DIR   the unpacked bundle (custody-gpu/, holding launch and bin/); a custody-gpu.tar.gz is
 #                unpacked first into a temporary folder
 #   OUT_DIR      where the results go: summary.txt (also printed), env.txt, report.md (the benchmark
 #                against PyTorch, when it ran) and results.tgz (every log, GoogleTest XML and JSON)
+#   --shards N   each test binary runs as N GoogleTest shards at once (py/gtest_shards.py: a shard that
+#                times out or crashes loses only the cases it had not finished); default: half the
+#                CPUs, 1 to 8
 #
 # In order, each under its own timeout, cut to the time left:
 #   1. preflight: nvidia-smi (the GPU, driver, compute capability, memory), which CUDA libraries the
 #      launcher chose (launch --which-libs), cuda_preflight (the allocator: memory pools or the cudaMalloc
-#      fallback; a 1-element add; a small cuBLAS matmul). No GPU, or a failed preflight: stop here;
+#      fallback and why; a 1-element add, a small cuBLAS matmul, a CUB sum, argmax and softmax, each
+#      against the host's answer). No GPU, or a failed preflight: stop here, naming the failed checks;
 #   2. the backend's tests (errors, the allocator on both paths, the CUDA smoke test, cuda_test) and the
 #      kernel suites (kernels_cuda: every op and dtype against the oneDNN oracle);
 #   3. the five conformance_<policy>_cuda binaries (the lifetime suites and each policy's contract
@@ -23,6 +28,11 @@
 #   5. cuda_benchmark (3 short repetitions; a case that reported an error fails the step) and PyTorch's
 #      side (torch_peer.py --quick, when python3 has torch with CUDA), compared by report.py: the
 #      issue's ratios.
+# Time, at most, for the default budget of 300 s: preflight 60 (cuda_preflight; seconds, normally);
+# steps 2 and 3 what is left above the 130 kept for steps 4 and 5, each backend binary at most 60,
+# kernels_* and the first conformance binary at most 90; step 4 at most 45, keeping 85 for step 5;
+# cuda_benchmark at most 40, keeping 45; torch_peer.py at most 35, keeping 10 for report.py and
+# results.tgz. A larger --budget goes to steps 2 and 3.
 # What did not run for lack of time is listed as NOT RUN with the reason, never dropped. Every test
 # binary runs through ./launch, so CUSTODY_REQUIRE_CUDA=1: a missing GPU fails a test, never skips it.
 #
@@ -33,11 +43,13 @@ set -uo pipefail
 usage() { sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "device_check.sh: $*" >&2; exit 2; }
 
-bundle_arg="" out="" budget=540
+bundle_arg="" out="" budget=300 shards=""
 while (($#)); do
   case "$1" in
     --budget) budget=${2:-}; shift 2 || die "--budget needs seconds" ;;
     --budget=*) budget=${1#--budget=}; shift ;;
+    --shards) shards=${2:-}; shift 2 || die "--shards needs a number" ;;
+    --shards=*) shards=${1#--shards=}; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *)
@@ -47,8 +59,15 @@ while (($#)); do
       shift ;;
   esac
 done
-[[ -n $bundle_arg && -n $out ]] || die "usage: device_check.sh BUNDLE_DIR OUT_DIR [--budget SECONDS]"
+[[ -n $bundle_arg && -n $out ]] || die "usage: device_check.sh BUNDLE_DIR OUT_DIR [--budget SECONDS] [--shards N]"
 [[ $budget =~ ^[0-9]+$ ]] && ((budget >= 60)) || die "--budget: whole seconds, at least 60 (got '$budget')"
+if [[ -z $shards ]]; then
+  cpus=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+  shards=$((cpus / 2))
+  ((shards > 8)) && shards=8
+  ((shards < 1)) && shards=1
+fi
+[[ $shards =~ ^[0-9]+$ ]] && ((shards >= 1)) || die "--shards: a whole number, at least 1 (got '$shards')"
 command -v timeout >/dev/null || die "needs timeout (coreutils)"
 python=${PYTHON:-python3}
 command -v "$python" >/dev/null || die "needs $python for the summary (set PYTHON)"
@@ -67,12 +86,19 @@ fi
 [[ -x $bundle_arg/launch ]] || die "$bundle_arg: not a custody GPU bundle (no launch)"
 bundle=$(cd "$bundle_arg" && pwd)
 launch=$bundle/launch
+[[ -f $bundle/py/gtest_shards.py ]] ||
+  die "$bundle: no py/gtest_shards.py (a bundle packed before this device_check.sh: repack it)"
 
 start=$SECONDS
 deadline=$((start + budget))
 left() { echo $((deadline - SECONDS)); }
-# What steps 4 and 5 need at least, kept back from the conformance binaries.
-tail_reserve=150
+# The allotments of the usage text above. What steps 4 and 5 need, kept back from steps 2 and 3: step
+# 4's cap and what step 4 keeps for step 5.
+compare_cap=45 compare_keeps=85
+bench_cap=40 bench_keeps=45
+peer_cap=35 peer_keeps=10
+tail_reserve=$((compare_cap + compare_keeps))
+backend_cap=60 kernels_cap=90 first_conformance_cap=90
 
 steps=()      # one line per step: VERDICT name (seconds): detail
 xml_args=()   # FILE=EXIT for test_summary.py
@@ -96,22 +122,29 @@ why() {
   esac
 }
 
-# run_test NAME LIMIT — one test binary, counted by test_summary.py.
+# run_test NAME LIMIT — one test binary as $shards GoogleTest shards at once (py/gtest_shards.py: the
+# merged XML keeps the cases of a shard that timed out or crashed), counted by test_summary.py; sets
+# step_rc and step_s. gtest_shards.py stops its shards at LIMIT; `timeout` only guards against it
+# hanging itself (its SIGTERM makes it stop the shards and write what it has).
 run_test() {
-  local name=$1 limit=$2 xml=$work/tests/$1.xml
+  local name=$1 limit=$2 xml=$work/tests/$1.xml t0=$SECONDS shard_line
   if [[ ! -x $bundle/bin/$name ]]; then
     note "FAIL    $name: not in the bundle (see MANIFEST: missing)"
     xml_args+=("$xml=1"); failed_steps=$((failed_steps + 1)); return
   fi
-  run_step "$limit" "$work/tests/$name.log" "$launch" "$name" "--gtest_output=xml:$xml"
+  step_rc=0
+  shard_line=$(timeout --kill-after=10 $((limit + 20)) "$python" "$bundle/py/gtest_shards.py" \
+    --shards "$shards" --timeout "$limit" --xml "$xml" --log "$work/tests/$name.log" \
+    -- "$launch" "$name" </dev/null) || step_rc=$?
+  step_s=$((SECONDS - t0))
   xml_args+=("$xml=$step_rc")
   local counts
   counts=$("$python" "$bundle/py/test_summary.py" --quiet --xml "$xml=$step_rc" 2>/dev/null | tail -n 1)
   if ((step_rc == 0)); then
-    note "PASS    $name (${step_s} s): $counts"
+    note "PASS    $name (${step_s} s, ${shard_line:-? shards}): $counts"
   else
     failed_steps=$((failed_steps + 1))
-    note "FAIL    $name (${step_s} s, $(why "$step_rc"), limit ${limit} s): $counts"
+    note "FAIL    $name (${step_s} s, $(why "$step_rc"), limit ${limit} s; ${shard_line:-no shard report}): $counts"
   fi
 }
 
@@ -123,7 +156,7 @@ write_results() {
     echo "custody device check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname 2>/dev/null || uname -n)"
     echo "GPU: $gpu"
     echo "bundle: commit $(sed -n 's/^commit: *//p' "$bundle/MANIFEST" 2>/dev/null | head -n 1)"
-    echo "budget: ${budget} s; took $((SECONDS - start)) s"
+    echo "budget: ${budget} s; took $((SECONDS - start)) s; test binaries in $shards shards each"
     echo
     echo "== preflight"
     cat "$work/preflight/preflight.txt" 2>/dev/null
@@ -167,7 +200,7 @@ gpu="none found"
     echo "nvidia-smi not found"
   fi
   echo "== uname: $(uname -srm); glibc $(ldd --version 2>/dev/null | head -n 1 | grep -o '[0-9][0-9.]*$')"
-  echo "== $python: $("$python" --version 2>&1); torch: $(timeout 60 "$python" -c 'import torch
+  echo "== $python: $("$python" --version 2>&1); torch: $(timeout 30 "$python" -c 'import torch
 print(torch.__version__, "CUDA", torch.version.cuda, "available:", torch.cuda.is_available())' 2>&1 | tail -n 1)"
   echo "== MANIFEST"
   cat "$bundle/MANIFEST" 2>/dev/null
@@ -197,7 +230,11 @@ if [[ $gpu == none* ]] || ((step_rc == 3)); then
   exit 3
 fi
 if ((step_rc != 0)); then
-  note "FAIL    preflight: cuda_preflight $(why "$step_rc") (libraries: $( ((libs_rc == 0)) && echo found || echo 'NOT all found')); nothing else runs"
+  # The checks that failed: `NAME: ...: WRONG` or `NAME: FAILED: why` (tools/gpu/cuda_preflight.cc).
+  mapfile -t bad < <(grep -E ': WRONG$|: FAILED: |^failed: ' "$work/preflight/cuda_preflight.txt" | head -n 5)
+  bad_checks=$(printf '%s | ' "${bad[@]}")
+  bad_checks=${bad_checks% | }
+  note "FAIL    preflight: cuda_preflight $(why "$step_rc") (libraries: $( ((libs_rc == 0)) && echo found || echo 'NOT all found'))${bad_checks:+: $bad_checks}; nothing else runs"
   write_results
   exit 1
 fi
@@ -211,8 +248,8 @@ for t in "${all_tests[@]}"; do
 done
 for t in "${backend_tests[@]}"; do
   limit=$(( $(left) - tail_reserve ))
-  cap=120
-  [[ $t == kernels_* ]] && cap=240  # the kernel suites: every op and dtype against the oracle
+  cap=$backend_cap
+  [[ $t == kernels_* ]] && cap=$kernels_cap  # the kernel suites: every op and dtype against the oracle
   ((limit > cap)) && limit=$cap
   if ((limit < 20)); then
     note "NOT RUN $t: no time left ($(left) s left)"; not_run=$((not_run + 1)); continue
@@ -225,7 +262,7 @@ first_s=0
 for t in "${conformance[@]}"; do
   avail=$(( $(left) - tail_reserve ))
   if ((first_s == 0)); then
-    limit=$((avail > 240 ? 240 : avail))
+    limit=$((avail > first_conformance_cap ? first_conformance_cap : avail))
   else
     need=$((first_s * 3 / 2 + 10))
     if ((avail < need)); then
@@ -242,8 +279,8 @@ for t in "${conformance[@]}"; do
 done
 
 # ---- 4. compare_cuda --quick ----------------------------------------------------------------------
-limit=$(( $(left) - 90 ))
-((limit > 120)) && limit=120
+limit=$(( $(left) - compare_keeps ))
+((limit > compare_cap)) && limit=$compare_cap
 if [[ ! -x $bundle/bin/compare_cuda ]]; then
   note "FAIL    compare_cuda: not in the bundle"; failed_steps=$((failed_steps + 1))
 elif ((limit < 20)); then
@@ -262,8 +299,8 @@ fi
 
 # ---- 5. benchmarks against PyTorch ----------------------------------------------------------------
 bench_json=$work/bench/cuda_benchmark.json
-limit=$(( $(left) - 60 ))
-((limit > 150)) && limit=150
+limit=$(( $(left) - bench_keeps ))
+((limit > bench_cap)) && limit=$bench_cap
 if [[ ! -x $bundle/bin/cuda_benchmark ]]; then
   note "FAIL    cuda_benchmark: not in the bundle"; failed_steps=$((failed_steps + 1))
 elif ((limit < 20)); then
@@ -272,22 +309,20 @@ else
   run_step "$limit" "$work/bench/cuda_benchmark.log" "$launch" cuda_benchmark \
     "--benchmark_out=$bench_json" --benchmark_out_format=json \
     --benchmark_report_aggregates_only=false --benchmark_repetitions=3 --benchmark_min_time=0.05
-  # A case that calls SkipWithError still exits 0: read the JSON for cases that reported an error.
+  # A case that calls SkipWithError still exits 0: report.py --failed names each case that reported
+  # an error, with its message (exit 1; 2: the JSON is missing or unreadable).
   bench_errors=""
   if ((step_rc == 0)); then
-    bench_errors=$("$python" - "$bench_json" <<'PY'
-import json, sys
-try:
-    with open(sys.argv[1], encoding="utf-8") as f:
-        doc = json.load(f)
-except (OSError, ValueError) as e:
-    print("no benchmark JSON (%s)" % e)
-    sys.exit(0)
-bad = sorted({b.get("name", "?") for b in doc.get("benchmarks", []) if b.get("error_occurred")})
-if bad:
-    print("%d case(s) reported an error: %s%s" % (len(bad), ", ".join(bad[:5]), ", ..." if len(bad) > 5 else ""))
-PY
-)
+    failed_rc=0
+    failed_text=$("$python" "$bundle/py/report.py" --custody "$bench_json" --failed 2>&1) || failed_rc=$?
+    if ((failed_rc == 1)); then
+      mapfile -t failed_cases < <(printf '%s\n' "$failed_text" | sed -n 's/^FAILED: //p')
+      bench_errors=$(printf '%s; ' "${failed_cases[@]:0:5}")
+      bench_errors="${#failed_cases[@]} case(s) reported an error: ${bench_errors%; }"
+      ((${#failed_cases[@]} > 5)) && bench_errors+="; ..."
+    elif ((failed_rc != 0)); then
+      bench_errors="no usable benchmark JSON: $(printf '%s\n' "$failed_text" | tail -n 1)"
+    fi
   fi
   if ((step_rc == 0)) && [[ -z $bench_errors ]]; then
     note "PASS    cuda_benchmark (${step_s} s)"
@@ -300,9 +335,13 @@ PY
   fi
 fi
 peer_json=""
-limit=$(( $(left) - 15 ))
-((limit > 120)) && limit=120
-if ! torch_why=$(timeout 60 "$python" -c 'import torch; assert torch.cuda.is_available(), "torch.cuda.is_available() is false"' 2>&1); then
+torch_rc=0
+torch_why=$(timeout 30 "$python" -c 'import torch; assert torch.cuda.is_available(), "torch.cuda.is_available() is false"' 2>&1) ||
+  torch_rc=$?
+# Measured after that check (importing torch takes seconds), so the peer ends by the deadline.
+limit=$(( $(left) - peer_keeps ))
+((limit > peer_cap)) && limit=$peer_cap
+if ((torch_rc != 0)); then
   # Not a lack of time: the machine has no PyTorch to compare with (report.md says n/a).
   note "SKIPPED torch_peer.py: no PyTorch with CUDA in $python ($(printf '%s\n' "$torch_why" | tail -n 1))"
 elif ((limit < 20)); then
@@ -321,8 +360,13 @@ fi
 if [[ -s $bench_json ]]; then
   report_args=(--custody "$bench_json" --json "$work/bench/report.json")
   [[ -n $peer_json ]] && report_args+=(--torch "$peer_json")
-  "$python" "$bundle/py/report.py" "${report_args[@]}" >"$work/report.md" 2>&1 ||
-    note "FAIL    report.py: see report.md"
+  # Exit 1: a case reported an error, already a FAIL of the cuda_benchmark step above.
+  report_rc=0
+  "$python" "$bundle/py/report.py" "${report_args[@]}" >"$work/report.md" 2>&1 || report_rc=$?
+  if ((report_rc > 1)); then
+    failed_steps=$((failed_steps + 1))
+    note "FAIL    report.py (exit status $report_rc): see report.md"
+  fi
 fi
 
 write_results

@@ -11,7 +11,10 @@
 #                           (system_libs.txt, when packed with --system-cuda-libs), found by searching,
 #                           in order: $CUDA_HOME/lib64 (default /usr/local/cuda), the pip `nvidia/*/lib`
 #                           folders of $PYTHON (default python3: PyTorch's wheels may hold the only CUDA
-#                           13 libraries on the machine), then `ldconfig -p`
+#                           13 libraries on the machine), then the folders `ldconfig -p` names.
+#                           libcublas and libcublasLt come from one folder, the first that holds both:
+#                           libcublas calls into the libcublasLt of its own release, and two folders
+#                           (a toolkit's and a wheel's) may hold different releases
 #   CUSTODY_REQUIRE_CUDA=1  a test whose GPU is missing fails instead of skipping (testing/device.h)
 #   CUSTODY_GC_SYSTEM_DIRS  <bundle>/lib, /usr/local/nvidia and the CUDA folders chosen: the gc policy
 #                           does not scan those libraries' static data at each collection (Note [Static
@@ -19,51 +22,83 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# The folder holding `lib` for this machine, or nothing: the search order above.
-find_lib_dir() {
-  local lib=$1 cuda_home=${CUDA_HOME:-/usr/local/cuda} d sp f
-  for d in "$cuda_home/lib64" "$cuda_home/lib" "$cuda_home/targets/x86_64-linux/lib"; do
-    if [[ -e $d/$lib ]]; then echo "$d"; return; fi
-  done
-  local python=${PYTHON:-python3}
+# The folders that may hold LIBS, in the search order above (a folder may be listed twice).
+candidate_dirs() {
+  local cuda_home=${CUDA_HOME:-/usr/local/cuda} python=${PYTHON:-python3} sp d
+  printf '%s\n' "$cuda_home/lib64" "$cuda_home/lib" "$cuda_home/targets/x86_64-linux/lib"
   if command -v "$python" >/dev/null 2>&1; then
     while IFS= read -r sp; do
       [[ -n $sp && -d $sp/nvidia ]] || continue
-      for f in "$sp"/nvidia/*/lib/"$lib" "$sp"/nvidia/*/*/lib/"$lib"; do
-        if [[ -e $f ]]; then dirname "$f"; return; fi
+      for d in "$sp"/nvidia/*/lib "$sp"/nvidia/*/*/lib; do
+        if [[ -d $d ]]; then echo "$d"; fi
       done
     done < <("$python" -c 'import site, sys
 for p in site.getsitepackages() + [site.getusersitepackages()] + sys.path: print(p)' 2>/dev/null || true)
   fi
   if command -v ldconfig >/dev/null 2>&1; then
-    # awk reads to the end (no early exit: ldconfig must not die of SIGPIPE under pipefail).
-    f=$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l && !found { print $NF; found = 1 }' || true)
-    if [[ -n $f && -e $f ]]; then dirname "$(readlink -f "$f")"; return; fi
+    # The folder of each entry for one of LIBS (the folder the loader would search for that name).
+    ldconfig -p 2>/dev/null | awk -v libs=" $* " 'index(libs, " " $1 " ") { print $NF }' |
+      while IFS= read -r f; do dirname "$f"; done || true
   fi
+}
+
+# The first candidate folder that holds every one of LIBS, or nothing.
+find_dir_with() {
+  local d lib all
+  while IFS= read -r d; do
+    all=1
+    for lib in "$@"; do [[ -e $d/$lib ]] || { all=0; break; }; done
+    if ((all)); then echo "$d"; return 0; fi
+  done < <(candidate_dirs "$@")
   return 0
 }
 
-# Fills cuda_dirs (unique, in order) and reports each library's choice on stderr when asked.
+searched="${CUDA_HOME:-/usr/local/cuda}/lib64, the pip nvidia/*/lib folders of ${PYTHON:-python3}, ldconfig -p"
+
+# Fills cuda_dirs (unique, in order) and reports each library's choice on stderr when asked. The
+# libraries of system_libs.txt are looked for in groups that must share a folder: libcublas with
+# libcublasLt, every other library on its own.
 cuda_dirs=()
 missing_libs=()
 choose_libs() {
-  local verbose=$1 lib d
+  local verbose=$1 lib d group_name where=()
   [[ -f $here/system_libs.txt ]] || return 0
+  local blas=() others=()
   while IFS= read -r lib; do
     [[ -n $lib ]] || continue
     if [[ -e $here/lib/$lib ]]; then
       ((verbose)) && echo "launch: $lib: the bundle's ($here/lib)" >&2
       continue
     fi
-    d=$(find_lib_dir "$lib")
+    if [[ $lib =~ ^libcublas(Lt)?\.so ]]; then blas+=("$lib"); else others+=("$lib"); fi
+  done <"$here/system_libs.txt"
+  local groups=()
+  if ((${#blas[@]})); then groups+=("${blas[*]}"); fi
+  for lib in "${others[@]}"; do groups+=("$lib"); done
+  for group_name in "${groups[@]}"; do
+    local group=()
+    read -ra group <<<"$group_name"
+    d=$(find_dir_with "${group[@]}")
     if [[ -z $d ]]; then
-      missing_libs+=("$lib")
-      ((verbose)) && echo "launch: $lib: NOT FOUND (searched ${CUDA_HOME:-/usr/local/cuda}/lib64, the pip nvidia/*/lib folders of ${PYTHON:-python3}, ldconfig -p)" >&2
+      missing_libs+=("${group[@]}")
+      if ((verbose)); then
+        if ((${#group[@]} > 1)); then
+          where=()
+          for lib in "${group[@]}"; do d=$(find_dir_with "$lib"); where+=("$lib in ${d:-none}"); done
+          echo "launch: ${group[*]}: NOT FOUND together in one folder (searched $searched; alone: $(IFS=';'; echo "${where[*]}" | sed 's/;/; /g'))" >&2
+        else
+          echo "launch: $group_name: NOT FOUND (searched $searched)" >&2
+        fi
+      fi
       continue
     fi
-    ((verbose)) && echo "launch: $lib: $d" >&2
+    if ((verbose)); then
+      for lib in "${group[@]}"; do echo "launch: $lib: $d" >&2; done
+    fi
+    # The first group is libcublas's: its folder leads LD_LIBRARY_PATH, so a libcublas in a folder
+    # chosen for another library is not the one loaded.
     [[ " ${cuda_dirs[*]} " == *" $d "* ]] || cuda_dirs+=("$d")
-  done <"$here/system_libs.txt"
+  done
 }
 
 if (($# == 0)); then
@@ -84,7 +119,7 @@ shift
 [[ -x $bin ]] || { echo "launch: no binary $bin" >&2; exit 2; }
 choose_libs 0
 if ((${#missing_libs[@]})); then
-  echo "launch: cannot find ${missing_libs[*]} (searched ${CUDA_HOME:-/usr/local/cuda}/lib64, the pip nvidia/*/lib folders of ${PYTHON:-python3}, ldconfig -p); set CUDA_HOME, or install the CUDA 13 runtime and cuBLAS" >&2
+  echo "launch: cannot find ${missing_libs[*]} (searched $searched; libcublas and libcublasLt in one folder); set CUDA_HOME, or install cuBLAS 13 (./launch --which-libs says more)" >&2
   exit 127
 fi
 path="$here/solib:$here/lib"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tools/gpu/launch.sh on a fake bundle: where it finds the CUDA libraries the bundle left out (CUDA_HOME,
-# then the pip nvidia/*/lib folders of python3, then ldconfig), that it says what it chose, that it fails
-# naming what it could not find, and the environment it gives the binary (LD_LIBRARY_PATH with the
-# bundle's folders first, CUSTODY_REQUIRE_CUDA=1, CUSTODY_GC_SYSTEM_DIRS).
+# then the pip nvidia/*/lib folders of python3, then ldconfig), that libcublas and libcublasLt come from
+# one folder holding both, that it says what it chose, that it fails naming what it could not find, and
+# the environment it gives the binary (LD_LIBRARY_PATH with the bundle's folders first,
+# CUSTODY_REQUIRE_CUDA=1, CUSTODY_GC_SYSTEM_DIRS).
 #   launch_test.sh LAUNCH_SH
 set -euo pipefail
 launch_src=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -71,19 +72,41 @@ expect_in "CUSTODY_REQUIRE_CUDA=0" "$env_out"
 rm "$CUDA_HOME/lib64/libcublasLt.so.13" "$site/nvidia/cu13/lib/libcublasLt.so.13"
 rc=0; out=$("$bundle/launch" --which-libs 2>&1) || rc=$?
 ((rc == 1)) || fail "--which-libs with a library missing: expected exit 1, got $rc: $out"
-expect_in "libcublasLt.so.13: NOT FOUND" "$out"
+expect_in "libcublas.so.13 libcublasLt.so.13: NOT FOUND together in one folder" "$out"
+expect_in "libcublasLt.so.13 in none" "$out"
+expect_in "libcudart.so.13: $CUDA_HOME/lib64" "$out"
 rc=0; out=$("$bundle/launch" show_env 2>&1) || rc=$?
 ((rc == 127)) || fail "expected exit 127 when a library is missing, got $rc: $out"
-expect_in "cannot find libcublasLt.so.13" "$out"
+expect_in "cannot find libcublas.so.13 libcublasLt.so.13" "$out"
 [[ $out != *"LD_LIBRARY_PATH="* ]] || fail "the binary ran without its libraries: $out"
 
-# 4b. ldconfig's cache, last: used when nothing else has the library.
+# 4b. libcublasLt only in ldconfig's cache, libcublas only elsewhere: never one from each folder.
 mkdir -p "$tmp/ldcache"
 touch "$tmp/ldcache/libcublasLt.so.13"
 printf '\tlibcublasLt.so.13 (libc6,x86-64) => %s\n' "$tmp/ldcache/libcublasLt.so.13" >"$tmp/ldconfig.txt"
+rc=0; out=$("$bundle/launch" --which-libs 2>&1) || rc=$?
+((rc == 1)) || fail "libcublas and libcublasLt in different folders: expected exit 1, got $rc: $out"
+expect_in "NOT FOUND together in one folder" "$out"
+expect_in "libcublas.so.13 in $CUDA_HOME/lib64; libcublasLt.so.13 in $tmp/ldcache" "$out"
+
+# 4c. ldconfig's cache, last: used when it is the one folder holding both, even though CUDA_HOME (first
+# in the search) has libcublas; that folder comes first on LD_LIBRARY_PATH, before CUDA_HOME's (chosen
+# for libcudart), so the loader takes both from it.
+touch "$tmp/ldcache/libcublas.so.13"
+printf '\tlibcublas.so.13 (libc6,x86-64) => %s\n' "$tmp/ldcache/libcublas.so.13" >>"$tmp/ldconfig.txt"
 out=$("$bundle/launch" --which-libs 2>&1) || fail "--which-libs failed: $out"
 expect_in "libcublasLt.so.13: $tmp/ldcache" "$out"
-expect_in "libcublas.so.13: $CUDA_HOME/lib64" "$out"
+expect_in "libcublas.so.13: $tmp/ldcache" "$out"
+expect_in "libcudart.so.13: $CUDA_HOME/lib64" "$out"
+env_out=$("$bundle/launch" show_env 2>&1)
+expect_in "LD_LIBRARY_PATH=$bundle/solib:$bundle/lib:$tmp/ldcache:$CUDA_HOME/lib64" "$env_out"
+
+# 4d. The pip wheel's folder holds both, CUDA_HOME only libcublas: the wheel's folder, for both.
+rm "$tmp/ldconfig.txt"
+touch "$site/nvidia/cu13/lib/libcublasLt.so.13"
+out=$("$bundle/launch" --which-libs 2>&1) || fail "--which-libs failed: $out"
+expect_in "libcublas.so.13: $site/nvidia/cu13/lib" "$out"
+expect_in "libcublasLt.so.13: $site/nvidia/cu13/lib" "$out"
 
 # 5. A bundle that carries its CUDA libraries: no search.
 rm "$bundle/system_libs.txt"

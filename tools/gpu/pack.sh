@@ -7,9 +7,10 @@
 #
 #   --out DIR            where custody-gpu.tar.gz (and a copy of run.sh beside it) go
 #                        (default: bazel-gpu/ in the workspace, ignored by git like every bazel-*)
-#   --system-cuda-libs   leave libcudart, libcublas and libcublasLt out: the GPU machine's own CUDA 13
-#                        libraries are used (the launcher searches $CUDA_HOME/lib64, the pip nvidia/*/lib
-#                        folders of python3 and ldconfig, and says what it chose: launch --which-libs)
+#   --system-cuda-libs   leave libcublas and libcublasLt out: the GPU machine's own cuBLAS 13 is used (the
+#                        launcher searches $CUDA_HOME/lib64, the pip nvidia/*/lib folders of python3 and
+#                        ldconfig, and says what it chose: launch --which-libs). libcudart is packed
+#                        either way (0.7 MB: the runtime the binaries were built with)
 #   --strict             fail when any of the targets below is missing or does not build (default:
 #                        pack what builds, warn about the rest and record them in the bundle's MANIFEST
 #                        as `missing:`, which run.sh prints in its summary)
@@ -33,13 +34,14 @@
 #     it packed into the bundle), fails if any packed file has a DT_RPATH (searched before
 #     LD_LIBRARY_PATH, so the build machine's paths would win over the launcher's; DT_RUNPATH is
 #     searched after it and is harmless), and records the newest glibc symbol version it needs
-#     (MANIFEST: glibc_min);
+#     (MANIFEST: glibc_min); after step 5's lists, fails unless lib/ holds libcudart and cuBLAS is
+#     packed or left out as asked (tools/gpu/bundle_checks.sh: check_cuda_libs);
 #  5. writes launch (tools/gpu/launch.sh: LD_LIBRARY_PATH, the CUDA library search, CUSTODY_REQUIRE_CUDA,
-#     CUSTODY_GC_SYSTEM_DIRS), run.sh, device_check.sh, report.py, torch_peer.py, test_summary.py,
-#     tests.txt, benchmarks.txt, tools.txt (the binaries of each kind that were packed, one name a
-#     line), system_libs.txt (the libraries left for the machine to provide) and MANIFEST, and tars
-#     everything into DIR/custody-gpu.tar.gz, printing its size; with --system-cuda-libs, fails when
-#     that is over 55 MiB (what a lent GPU machine can take, sources included, is 64 MiB).
+#     CUSTODY_GC_SYSTEM_DIRS), run.sh, device_check.sh, report.py, torch_peer.py, gtest_shards.py,
+#     test_summary.py, tests.txt, benchmarks.txt, tools.txt (the binaries of each kind that were packed,
+#     one name a line), system_libs.txt (the libraries left for the machine to provide) and MANIFEST,
+#     and tars everything into DIR/custody-gpu.tar.gz, printing its size; with --system-cuda-libs,
+#     fails when that is over 55 MiB (what a lent GPU machine can take, sources included, is 64 MiB).
 #
 # Size, measured 2026 (CUDA 13.0, Debian 12): about 300 MiB with NVIDIA's libraries (libcublasLt alone
 # is 517 MiB uncompressed), a few MiB with --system-cuda-libs (tools/gpu/README.md has the numbers).
@@ -49,6 +51,8 @@ usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 workspace=$PWD
+# left_to_system, check_no_rpath, check_cuda_libs.
+source tools/gpu/bundle_checks.sh
 bazel=(./bazelw)
 build_flags=(--config=cuda --config=opt)
 
@@ -175,7 +179,6 @@ stage="$work/custody-gpu"
 mkdir -p "$stage/bin" "$stage/lib" "$stage/solib" "$stage/py"
 # glibc's libraries and the loader, and the driver's libcuda: present on the GPU machine.
 system_re='^(linux-vdso\.so|linux-gate\.so|ld-linux[^/]*\.so|libc\.so|libm\.so|libmvec\.so|libpthread\.so|libdl\.so|librt\.so|libutil\.so|libresolv\.so|libanl\.so|libcuda\.so)'
-cuda_runtime_re='^(libcudart|libcublas|libcublasLt)\.so'
 torch_re='^lib(torch|torch_cpu|torch_cuda|torch_global_deps|c10|c10_cuda)\.so'
 declare -A lib_src=()
 declare -A left_out=()  # CUDA libraries the machine provides (--system-cuda-libs)
@@ -202,7 +205,7 @@ for label in "${packed_tests[@]}" "${packed_benchmarks[@]}" "${packed_tools[@]}"
       continue
     fi
     [[ $soname =~ $system_re ]] && continue
-    if ((system_cuda)) && [[ $soname =~ $cuda_runtime_re ]]; then
+    if ((system_cuda)) && left_to_system "$soname"; then
       left_out[$soname]=1
       continue
     fi
@@ -256,7 +259,6 @@ for f in "$stage"/bin/*; do
   done < <(LD_LIBRARY_PATH="$stage/solib:$stage/lib" ldd "$f" 2>&1)
 done
 # No DT_RPATH: the launcher's LD_LIBRARY_PATH must decide (tools/gpu/bundle_checks.sh).
-source tools/gpu/bundle_checks.sh
 if ! check_no_rpath "$stage"/bin/* "$stage"/solib/* "$stage"/lib/*; then failed=1; fi
 if ((failed)); then exit 1; fi
 glibc_min=$(for f in "$stage"/bin/* "$stage"/solib/* "$stage"/lib/*; do objdump -T "$f" 2>/dev/null; done |
@@ -268,7 +270,8 @@ chmod +x "$stage/launch"
 cp tools/gpu/run.sh "$stage/run.sh"
 cp tools/gpu/device_check.sh "$stage/device_check.sh"
 chmod +x "$stage/device_check.sh"
-cp tools/gpu/report.py tools/gpu/torch_peer.py tools/test_summary/test_summary.py "$stage/py/"
+cp tools/gpu/report.py tools/gpu/torch_peer.py tools/gpu/gtest_shards.py tools/test_summary/test_summary.py \
+  "$stage/py/"
 chmod +x "$stage/run.sh"
 for label in "${packed_tests[@]}"; do echo "${label##*:}"; done >"$stage/tests.txt"
 for label in "${packed_benchmarks[@]}"; do echo "${label##*:}"; done >"$stage/benchmarks.txt"
@@ -276,6 +279,7 @@ for label in "${packed_tools[@]}"; do echo "${label##*:}"; done >"$stage/tools.t
 if ((system_cuda)); then
   printf '%s\n' "${!left_out[@]}" | sort >"$stage/system_libs.txt"
 fi
+check_cuda_libs "$stage" "$system_cuda" || exit 1
 
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 dirty=$(git status --porcelain 2>/dev/null | grep -c . || true)
@@ -286,7 +290,7 @@ dirty=$(git status --porcelain 2>/dev/null | grep -c . || true)
   echo "commit: $commit ($dirty uncommitted changes in the working tree)"
   echo "bazel_flags: ${build_flags[*]}"
   echo "cuda_toolkit: $(readlink -f "${CUDA_PATH:-/usr/local/cuda}")"
-  echo "cuda_libs_packed: $( ((system_cuda)) && echo "no (--system-cuda-libs: the machine's CUDA 13 runtime)" || echo yes)"
+  echo "cuda_libs_packed: $( ((system_cuda)) && echo "libcudart only (--system-cuda-libs: the machine's cuBLAS 13)" || echo yes)"
   echo "glibc_min: ${glibc_min:-unknown}"
   echo "tests: ${packed_tests[*]}"
   echo "benchmarks: ${packed_benchmarks[*]}"

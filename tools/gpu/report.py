@@ -3,6 +3,7 @@
 
     python3 tools/gpu/report.py --custody cuda_benchmark.json [--torch torch_peer.json]
                                 [--json report.json] [--check]
+    python3 tools/gpu/report.py --custody cuda_benchmark.json --failed
 
 --custody: Google Benchmark JSON of //backends/cuda:cuda_benchmark (--benchmark_out_format=json, or
 --benchmark_format=json on stdout), with or without repetitions. --torch: what tools/gpu/torch_peer.py
@@ -22,9 +23,15 @@ The targets (issue 11), judged on medians (min-based values are printed beside t
 Then every other case with a PyTorch peer as `x_torch` = custody time / torch time (< 1: custody is
 faster; as tools/compare's x_torch) and bandwidths or FLOP/s where the benchmark gives bytes or flop.
 
-A benchmark that skipped or failed (no CUDA device, a kernel fault) shows its message; a target whose
-inputs are missing is "n/a", never a pass. Exit status: 0; with --check, 1 when a target is missed or
-n/a; 2 on bad usage or unreadable --custody input.
+A custody benchmark case that reported an error (Google Benchmark's `error_occurred`: SkipWithError,
+for no CUDA device, a kernel fault, an exception; the binary still exits 0) FAILED, even when other
+repetitions of it ran: the report lists it first, `FAILED: <case>: <error_message>`, its row says so,
+and a target that uses it is FAIL, never judged on the repetitions that did run. A target whose inputs
+were not measured (no PyTorch peer, a case missing from the JSON) is "n/a", never a pass. --failed
+prints only the FAILED lines (tools/gpu/device_check.sh judges its benchmark step by it).
+
+Exit status: 0; 1 when a case FAILED, and with --check also when a target is not PASS; 2 on bad usage
+or unreadable --custody input.
 """
 
 import argparse
@@ -66,7 +73,7 @@ def split_name(name):
 def _entry(name):
     case, contender = split_name(name)
     return {"name": name, "case": case, "contender": contender, "times_ns": [], "error": None,
-            "bytes": None, "flop": None}
+            "errors": 0, "bytes": None, "flop": None}
 
 
 def _finish(entry):
@@ -86,7 +93,8 @@ def load_gbench(doc):
         name = base_name(b.get("run_name", b.get("name", "")))
         e = out.setdefault(name, _entry(name))
         if b.get("error_occurred"):
-            e["error"] = b.get("error_message") or "error"
+            e["error"] = e["error"] or b.get("error_message") or "error (no error_message)"
+            e["errors"] += 1
             continue
         e["times_ns"].append(float(b["real_time"]) * _TIME_UNIT_NS[b.get("time_unit", "ns")])
         for key in ("bytes", "flop"):
@@ -123,8 +131,21 @@ def _pair(a, b, fn):
     return {"min": fn(a["min_ns"], b["min_ns"]), "median": fn(a["median_ns"], b["median_ns"])}
 
 
+def failed_cases(custody):
+    """[(name, error message, errored rows, rows that ran)] of the custody benchmarks that reported an
+    error, in name order."""
+    return [(name, e["error"], e["errors"], e["repetitions"])
+            for name, e in sorted(custody.items(), key=lambda kv: _natural_key(kv[0])) if e["error"]]
+
+
+def _why_failed(*entries_and_names):
+    """The custody cases among the inputs that reported an error: a target using one is FAIL."""
+    return "; ".join(f"{name}: {e['error']}" for name, e in entries_and_names
+                     if e is not None and e["error"])
+
+
 def _why_missing(*entries_and_names):
-    """What stops a comparison: a benchmark's error, or its absence."""
+    """What stops a comparison: an input not measured, or a PyTorch case that reported an error."""
     reasons = []
     for name, e in entries_and_names:
         if e is None:
@@ -140,7 +161,8 @@ def targets(custody, torch):
     for size in SIZES:
         add, copy = f"add_{size}/{CUSTODY}", f"d2d_copy_{size}/cudaMemcpyAsync"
         a, c = custody.get(add), custody.get(copy)
-        why = _why_missing((add, a), (copy, c))
+        failed = _why_failed((add, a), (copy, c))
+        why = failed or _why_missing((add, a), (copy, c))
         value = {"min": None, "median": None}
         if not why:
             # bandwidth ratio = (bytes_add / t_add) / (bytes_copy / t_copy)
@@ -151,23 +173,28 @@ def targets(custody, torch):
                 value = _pair(a, c, lambda ta, tc: _ratio(ba / ta, bc / tc))
         out.append({"target": f"add bandwidth / D2D copy bandwidth, {size} float32",
                     "value": value, "goal": f">= {ADD_BW_TARGET}", "ok": lambda v: v >= ADD_BW_TARGET,
-                    "why": why, "unit": "x"})
+                    "why": why, "failed": bool(failed), "unit": "x"})
     lat_c, lat_t = custody.get(f"add_1/{CUSTODY}"), torch.get(f"add_1/{TORCH}")
-    why = _why_missing((f"add_1/{CUSTODY}", lat_c), (f"add_1/{TORCH}", lat_t))
+    failed = _why_failed((f"add_1/{CUSTODY}", lat_c))
+    why = failed or _why_missing((f"add_1/{CUSTODY}", lat_c), (f"add_1/{TORCH}", lat_t))
     out.append({"target": "1-element add latency vs PyTorch eager (custody time / torch time)",
                 "value": _pair(lat_c, lat_t, _ratio) if not why else {"min": None, "median": None},
                 "goal": f"<= {LATENCY_TARGET}", "ok": lambda v: v <= LATENCY_TARGET, "why": why,
-                "unit": "x"})
+                "failed": bool(failed), "unit": "x"})
     mm = "matmul/n=4096"
     mm_c, mm_t = custody.get(f"{mm}/{CUSTODY}"), torch.get(f"{mm}/{TORCH}")
-    why = _why_missing((f"{mm}/{CUSTODY}", mm_c), (f"{mm}/{TORCH}", mm_t))
+    failed = _why_failed((f"{mm}/{CUSTODY}", mm_c))
+    why = failed or _why_missing((f"{mm}/{CUSTODY}", mm_c), (f"{mm}/{TORCH}", mm_t))
     out.append({"target": "matmul 4096^3 float32 vs torch.matmul (throughput: torch time / custody time)",
                 "value": _pair(mm_t, mm_c, _ratio) if not why else {"min": None, "median": None},
                 "goal": f">= {MATMUL_TARGET}", "ok": lambda v: v >= MATMUL_TARGET, "why": why,
-                "unit": "x"})
+                "failed": bool(failed), "unit": "x"})
     for t in out:
         v = t["value"]["median"]
-        t["verdict"] = "n/a" if v is None else ("PASS" if t["ok"](v) else "MISS")
+        if t.pop("failed"):
+            t["verdict"] = "FAIL"
+        else:
+            t["verdict"] = "n/a" if v is None else ("PASS" if t["ok"](v) else "MISS")
         del t["ok"]
     return out
 
@@ -183,7 +210,8 @@ def rest(custody, torch):
         c = custody[name]
         t = torch_by_case.get(c["case"])
         rows.append({"name": name, "custody": c, "torch": t,
-                     "x_torch": _pair(c, t, _ratio) if t and c["repetitions"] and t["repetitions"]
+                     "x_torch": _pair(c, t, _ratio)
+                     if t and not c["error"] and c["repetitions"] and t["repetitions"]
                      else {"min": None, "median": None}})
     for name in sorted(torch, key=_natural_key):  # PyTorch's extra contenders (torch_clone)
         e = torch[name]
@@ -221,12 +249,27 @@ def throughput(e):
     return ""
 
 
+def failed_lines(custody):
+    """`FAILED: <case>: <error_message>` for each custody case that reported an error."""
+    out = []
+    for name, error, errors, ran in failed_cases(custody):
+        part = f" ({errors} of {errors + ran} repetitions)" if ran else ""
+        out.append(f"FAILED: {name}: {error}{part}")
+    return out
+
+
 def render(custody, torch, torch_note=""):
-    lines = ["== issue 11 GPU targets (judged on the median; min in brackets) =="]
+    lines = []
+    failed = failed_lines(custody)
+    if failed:
+        lines.append("== benchmark cases that reported an error (each FAILED) ==")
+        lines.extend(failed)
+        lines.append("")
+    lines.append("== issue 11 GPU targets (judged on the median; min in brackets) ==")
     for t in targets(custody, torch):
         v = t["value"]
-        if t["verdict"] == "n/a":
-            lines.append(f"{t['target']}: n/a (goal {t['goal']}) — {t['why']}")
+        if t["verdict"] in ("n/a", "FAIL"):
+            lines.append(f"{t['target']}: {t['verdict']} (goal {t['goal']}) — {t['why']}")
         else:
             lines.append(f"{t['target']}: {v['median']:.2f}x [{format_ratio(v['min'])}x] "
                          f"(goal {t['goal']}) {t['verdict']}")
@@ -239,8 +282,8 @@ def render(custody, torch, torch_note=""):
     lines.append(header)
     for r in rest(custody, torch):
         c, t = r["custody"], r["torch"]
-        if c is not None and c["error"] and not c["repetitions"]:
-            lines.append(f"{r['name']:44s} skipped/failed: {c['error']}")
+        if c is not None and c["error"]:
+            lines.append(f"{r['name']:44s} FAILED: {c['error']}")
             continue
         main = c if c is not None else t
         lines.append(
@@ -269,12 +312,18 @@ def main(argv=None):
     parser.add_argument("--torch", help="torch_peer.py's JSON (targets 2 and 3 need it)")
     parser.add_argument("--json", help="also write targets and rows here")
     parser.add_argument("--check", action="store_true", help="exit 1 unless every target passes")
+    parser.add_argument("--failed", action="store_true",
+                        help="print only the cases that reported an error; exit 1 if there is one")
     args = parser.parse_args(argv)
     try:
         custody = load_gbench(_read_json(args.custody))
     except (OSError, ValueError, KeyError) as e:
         print(f"report: cannot read {args.custody}: {e}", file=sys.stderr)
         return 2
+    if args.failed:
+        for line in failed_lines(custody):
+            print(line)
+        return 1 if failed_cases(custody) else 0
     torch, note = {}, ""
     if args.torch:
         try:
@@ -291,10 +340,14 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"targets": result,
+                       "failed": [{"name": n, "error": e, "errored_repetitions": k, "repetitions": r}
+                                  for n, e, k, r in failed_cases(custody)],
                        "rows": [{"name": r["name"], "x_torch": r["x_torch"],
                                  "custody": r["custody"], "torch": r["torch"]}
                                 for r in rest(custody, torch)]}, f, indent=1)
             f.write("\n")
+    if failed_cases(custody):
+        return 1
     if args.check and any(t["verdict"] != "PASS" for t in result):
         return 1
     return 0

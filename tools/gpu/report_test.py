@@ -44,7 +44,7 @@ CUSTODY = {
         # add 16M: 100 us; copy of the same bytes: 90 us -> bandwidth fraction 0.9 (median).
         gb_rows("add_16M/scope:cuda", [100, 100, 110], counters={"bytes": 12.0 * N16})
         + gb_rows("d2d_copy_16M/cudaMemcpyAsync", [85, 90, 95], counters={"bytes": 12.0 * N16})
-        + gb_rows("d2d_copy_16M/scope:cuda", [95, 100, 105], counters={"bytes": 12.0 * N16})
+        + gb_rows("strided_copy_16M/scope:cuda", [190, 200, 210], counters={"bytes": 12.0 * N16})
         # add 64M: 400 us vs copy 320 us -> 0.8: a miss.
         + gb_rows("add_64M/scope:cuda", [400, 400], unit="us", counters={"bytes": 12.0 * N64})
         + gb_rows("d2d_copy_64M/cudaMemcpyAsync", [0.32, 0.32], unit="ms",
@@ -73,6 +73,7 @@ TORCH = {
         torch_row("add_16M", "torch", [105e3, 110e3, 120e3], 12 * N16),
         torch_row("d2d_copy_16M", "torch", [90e3, 91e3, 92e3], 12 * N16),
         torch_row("d2d_copy_16M", "torch_clone", [95e3, 96e3, 97e3], 12 * N16),
+        torch_row("strided_copy_16M", "torch", [150e3, 160e3, 170e3], 12 * N16),
         torch_row("add_1", "torch", [9e3, 10e3, 12e3]),
         torch_row("matmul/n=4096", "torch", [2.0e6, 2.1e6, 2.2e6], flop=2.0 * 4096 ** 3),
         torch_row("sum/4096x4096", "torch", [25e3, 31e3, 40e3], 4 * 4096 * 4096),
@@ -112,6 +113,7 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(c["add_1/scope:cuda"]["median_ns"], 5000)
         s = c["softmax/4096x4096,dim=1/scope:cuda"]
         self.assertEqual(s["error"], "exception: DeviceError: boom")
+        self.assertEqual(s["errors"], 1)
         self.assertEqual(s["repetitions"], 0)
         self.assertIsNone(s["median_ns"])
 
@@ -138,11 +140,48 @@ class ReportTest(unittest.TestCase):
         add16 = report.targets(report.load_gbench(doc), {})[0]
         self.assertAlmostEqual(add16["value"]["median"], 2.0)
 
-    def test_no_device_is_na_never_pass(self):
+    def test_no_device_fails_never_passes(self):
         results = report.targets(report.load_gbench(NO_DEVICE), report.load_torch(TORCH))
-        self.assertEqual([r["verdict"] for r in results], ["n/a"] * 4)
-        self.assertIn("no CUDA device found", results[0]["why"])
+        # add_64M was not measured at all (n/a); the others' custody cases reported an error (FAIL).
+        self.assertEqual([r["verdict"] for r in results], ["FAIL", "n/a", "FAIL", "FAIL"])
+        self.assertIn("add_16M/scope:cuda: no CUDA device found", results[0]["why"])
         self.assertIn("d2d_copy_64M/cudaMemcpyAsync: not measured", results[1]["why"])
+
+    def test_a_case_with_an_errored_repetition_fails_whatever_the_others_measured(self):
+        # Two good repetitions would make the 16M target PASS (0.9); the third reported an error.
+        rows = (gb_rows("add_16M/scope:cuda", [100, 100], counters={"bytes": 12.0 * N16})
+                + gb_error("add_16M/scope:cuda", "synchronize: DeviceError: illegal address")
+                + gb_rows("d2d_copy_16M/cudaMemcpyAsync", [90, 90], counters={"bytes": 12.0 * N16}))
+        custody = report.load_gbench({"benchmarks": rows})
+        self.assertEqual(report.failed_cases(custody),
+                         [("add_16M/scope:cuda", "synchronize: DeviceError: illegal address", 1, 2)])
+        add16 = report.targets(custody, {})[0]
+        self.assertEqual(add16["verdict"], "FAIL")
+        self.assertIn("add_16M/scope:cuda: synchronize: DeviceError: illegal address", add16["why"])
+        text = report.render(custody, {})
+        self.assertIn("FAILED: add_16M/scope:cuda: synchronize: DeviceError: illegal address "
+                      "(1 of 3 repetitions)", text)
+        self.assertIn("add bandwidth / D2D copy bandwidth, 16M float32: FAIL (goal >= 0.85) — "
+                      "add_16M/scope:cuda: synchronize: DeviceError: illegal address", text)
+        self.assertNotIn("PASS", text)
+        path = self.write("errored.json", {"benchmarks": rows})
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            self.assertEqual(report.main(["--custody", path]), 1)
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            self.assertEqual(report.main(["--custody", path, "--failed"]), 1)
+        self.assertEqual(buf.getvalue(), "FAILED: add_16M/scope:cuda: synchronize: DeviceError: "
+                                         "illegal address (1 of 3 repetitions)\n")
+
+    def test_failed_is_quiet_and_zero_when_no_case_errored(self):
+        path = self.write("clean.json", {"benchmarks": gb_rows("add_1/scope:cuda", [5, 6])})
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            self.assertEqual(report.main(["--custody", path, "--failed"]), 0)
+        self.assertEqual(buf.getvalue(), "")
+        with redirect_stdout(io.StringIO()):
+            self.assertEqual(report.main(["--custody", path]), 0)
 
     def test_without_torch_targets_2_and_3_are_na(self):
         results = report.targets(report.load_gbench(CUSTODY), {})
@@ -157,6 +196,8 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(rows["add_16M/scope:cuda"]["x_torch"]["median"], 100 / 110)
         # cudaMemcpyAsync is compared with torch's copy_ of the same case.
         self.assertAlmostEqual(rows["d2d_copy_16M/cudaMemcpyAsync"]["x_torch"]["median"], 90 / 91)
+        # custody's strided copy kernel with torch's copy_ of the same transpose.
+        self.assertAlmostEqual(rows["strided_copy_16M/scope:cuda"]["x_torch"]["median"], 200 / 160)
         self.assertIsNone(rows["softmax/4096x4096,dim=1/scope:cuda"]["x_torch"]["median"])
         self.assertIn("d2d_copy_16M/torch_clone", rows)
 
@@ -166,9 +207,13 @@ class ReportTest(unittest.TestCase):
         out_json = os.path.join(self.dir.name, "report.json")
         buf = io.StringIO()
         with redirect_stdout(buf):
+            # 1: the softmax case reported an error.
             self.assertEqual(report.main(["--custody", custody, "--torch", torch,
-                                          "--json", out_json]), 0)
+                                          "--json", out_json]), 1)
         text = buf.getvalue()
+        self.assertTrue(text.startswith("== benchmark cases that reported an error (each FAILED) ==\n"
+                                        "FAILED: softmax/4096x4096,dim=1/scope:cuda: exception: "
+                                        "DeviceError: boom\n"), text)
         self.assertIn("add bandwidth / D2D copy bandwidth, 16M float32: 0.90x [0.85x] (goal >= 0.85) "
                       "PASS", text)
         self.assertIn("add bandwidth / D2D copy bandwidth, 64M float32: 0.80x [0.80x] (goal >= 0.85) "
@@ -176,12 +221,15 @@ class ReportTest(unittest.TestCase):
         self.assertIn("1-element add latency vs PyTorch eager (custody time / torch time): 0.50x "
                       "[0.44x] (goal <= 0.5) PASS", text)
         self.assertIn("softmax/4096x4096,dim=1/scope:cuda", text)
-        self.assertIn("skipped/failed: exception: DeviceError: boom", text)
+        self.assertIn("FAILED: exception: DeviceError: boom", text)
         self.assertIn("TFLOP/s", text)
         self.assertIn("(PyTorch's own add / copy_ bandwidth, 16M: 0.83x)", text)
         with open(out_json, encoding="utf-8") as f:
             doc = json.load(f)
         self.assertEqual([t["verdict"] for t in doc["targets"]], ["PASS", "MISS", "PASS", "PASS"])
+        self.assertEqual(doc["failed"], [{"name": "softmax/4096x4096,dim=1/scope:cuda",
+                                          "error": "exception: DeviceError: boom",
+                                          "errored_repetitions": 1, "repetitions": 0}])
         with redirect_stdout(io.StringIO()):
             self.assertEqual(report.main(["--custody", custody, "--torch", torch, "--check"]), 1)
 
@@ -191,9 +239,10 @@ class ReportTest(unittest.TestCase):
                                                "error": "no CUDA device found: torch says so"})
         buf = io.StringIO()
         with redirect_stdout(buf):
-            self.assertEqual(report.main(["--custody", custody, "--torch", torch]), 0)
+            self.assertEqual(report.main(["--custody", custody, "--torch", torch]), 1)
         text = buf.getvalue()
-        self.assertIn("n/a (goal >= 0.85) — add_16M/scope:cuda: no CUDA device found", text)
+        self.assertIn("FAILED: add_16M/scope:cuda: no CUDA device found", text)
+        self.assertIn("FAIL (goal >= 0.85) — add_16M/scope:cuda: no CUDA device found", text)
         self.assertIn("(PyTorch side: no CUDA device found: torch says so)", text)
         bad = os.path.join(self.dir.name, "bad.json")
         with open(bad, "w", encoding="utf-8") as f:
@@ -203,8 +252,9 @@ class ReportTest(unittest.TestCase):
         try:
             with redirect_stdout(io.StringIO()):
                 self.assertEqual(report.main(["--custody", bad]), 2)
-                # A missing torch file is reported, not fatal.
-                self.assertEqual(report.main(["--custody", custody, "--torch", bad]), 0)
+                # An unreadable torch file is reported, not fatal.
+                clean = self.write("clean.json", {"benchmarks": gb_rows("add_1/scope:cuda", [5])})
+                self.assertEqual(report.main(["--custody", clean, "--torch", bad]), 0)
         finally:
             sys.stderr = old
 

@@ -2,7 +2,7 @@
 # tools/gpu/run.sh — runs a custody GPU bundle (made by tools/gpu/pack.sh) on a machine with an NVIDIA
 # GPU and its driver; no Bazel needed, PyTorch optional (tools/gpu/README.md).
 #
-#   bash run.sh [BUNDLE] [--out DIR] [--quick] [--filter REGEX] [--bench-filter REGEX]
+#   bash run.sh [BUNDLE] [--out DIR] [--quick] [--filter REGEX] [--bench-filter REGEX] [--shards N]
 #
 #   BUNDLE               custody-gpu.tar.gz, or the directory it unpacks to (custody-gpu/); default:
 #                        the bundle this run.sh is in, when it is in one
@@ -14,14 +14,19 @@
 #                        extended regex, unanchored): --filter conformance, --filter 'benchmark|compare'
 #   --bench-filter REGEX only the benchmark cases matching REGEX (--benchmark_filter, and torch_peer.py
 #                        --filter): --bench-filter 'add_|d2d'
+#   --shards N           each test binary runs as N GoogleTest shards at once (py/gtest_shards.py: a
+#                        shard that times out or crashes loses only the cases it had not finished);
+#                        default: half the CPUs, 1 to 8
 #
 # In order, with the results in DIR:
 #   env.txt              the GPUs and driver (nvidia-smi), uname, glibc, python/torch, the MANIFEST
-#   tests/NAME.{xml,log} each binary of tests.txt: ./launch NAME --gtest_output=xml:tests/NAME.xml,
-#                        under `timeout` (TEST_TIMEOUT, default 1800 s); a failure does not stop the run
+#   tests/NAME.{xml,log} each binary of tests.txt: ./launch NAME in shards (--shards), their cases merged
+#                        into tests/NAME.xml, their output into tests/NAME.log, all of them stopped
+#                        after TEST_TIMEOUT (default 1800 s); a failure does not stop the run
 #   bench/NAME.{json,log}  each binary of benchmarks.txt, Google Benchmark JSON with every repetition
 #   bench/torch_peer.{json,log}  PyTorch's side (py/torch_peer.py), when python3 has torch with CUDA
-#   report.md, report.json  py/report.py: the benchmark against PyTorch and the issue's three targets
+#   report.md, report.json  py/report.py: the benchmark against PyTorch and the issue's three targets;
+#                        a benchmark case that reported an error is a PROBLEM (FAILED, with its message)
 #   NAME/ (NAME less _cuda)  each binary of tools.txt, run as NAME --out=DIR/NAME [--quick]; its log
 #                        is NAME/NAME.log (compare_cuda: compare/compare.json, compare/compare_cuda.log)
 #   summary.txt          what ran and what did not, the failed test cases, and last the line
@@ -33,8 +38,8 @@
 # measured), TEST_TIMEOUT / BENCH_TIMEOUT (seconds per binary; default 1800 / 3600), CUDA_HOME (for a
 # bundle packed with --system-cuda-libs; default /usr/local/cuda).
 # Exit status: 0 when every selected binary ran and no test case failed; 1 when a test failed, a
-# binary, the peer or the report could not run, a selected target was not packed, or nvidia-smi lists
-# a GPU and no test case passed; 2 on bad usage.
+# binary, the peer or the report could not run, a benchmark case reported an error, a selected target
+# was not packed, or nvidia-smi lists a GPU and no test case passed; 2 on bad usage.
 # The issue's targets do not change the exit status: report.md says PASS, MISS or n/a.
 set -euo pipefail
 
@@ -46,6 +51,7 @@ out=""
 quick=0
 filter=""
 bench_filter=""
+shards=""
 while (($#)); do
   case "$1" in
     --out) out=${2?--out needs a directory}; shift 2 ;;
@@ -55,6 +61,8 @@ while (($#)); do
     --filter=*) filter=${1#--filter=}; shift ;;
     --bench-filter) bench_filter=${2?--bench-filter needs a regex}; shift 2 ;;
     --bench-filter=*) bench_filter=${1#--bench-filter=}; shift ;;
+    --shards) shards=${2?--shards needs a number}; shift 2 ;;
+    --shards=*) shards=${1#--shards=}; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) [[ -z $bundle_arg ]] || die "one bundle at a time ('$bundle_arg', '$1')"; bundle_arg=$1; shift ;;
@@ -64,6 +72,13 @@ if [[ -n $filter ]]; then
   rc=0; [[ "" =~ $filter ]] || rc=$?
   ((rc != 2)) || die "--filter: not a valid extended regex: $filter"
 fi
+if [[ -z $shards ]]; then
+  cpus=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+  shards=$((cpus / 2))
+  ((shards > 8)) && shards=8
+  ((shards < 1)) && shards=1
+fi
+[[ $shards =~ ^[0-9]+$ ]] && ((shards >= 1)) || die "--shards: a whole number, at least 1 (got '$shards')"
 python=${PYTHON:-python3}
 command -v "$python" >/dev/null || die "needs $python (3.6 or newer) for the summary and the report (set PYTHON)"
 test_timeout=${TEST_TIMEOUT:-1800}
@@ -153,7 +168,7 @@ glibc_here=$(ldd --version 2>/dev/null | head -n 1 | grep -o '[0-9][0-9.]*$' || 
 {
   echo "== run.sh $run_date on $run_host"
   echo "bundle: $bundle"
-  echo "options: quick=$quick filter='${filter}' bench_filter='${bench_filter}'"
+  echo "options: quick=$quick filter='${filter}' bench_filter='${bench_filter}' shards=$shards"
   echo
   echo "== nvidia-smi -L"
   if command -v nvidia-smi >/dev/null; then
@@ -206,15 +221,21 @@ xml_args=()
 for name in "${tests[@]}"; do
   xml=$out/tests/$name.xml
   log=$out/tests/$name.log
-  echo "run.sh: test $name ..." >&2
+  echo "run.sh: test $name ($shards shards) ..." >&2
   t0=$SECONDS
   rc=0
-  run_logged "$test_timeout" "$log" "$bundle/launch" "$name" "--gtest_output=xml:$xml" || rc=$?
+  shard_line=""
+  if [[ -f $bundle/py/gtest_shards.py ]]; then
+    shard_line=$(cd "$out" && "$python" "$bundle/py/gtest_shards.py" --shards "$shards" \
+      --timeout "$test_timeout" --xml "$xml" --log "$log" -- "$bundle/launch" "$name" </dev/null) || rc=$?
+  else  # a bundle packed before gtest_shards.py: one process
+    run_logged "$test_timeout" "$log" "$bundle/launch" "$name" "--gtest_output=xml:$xml" || rc=$?
+  fi
   xml_args+=("$xml=$rc")
   line=$("$python" "$bundle/py/test_summary.py" --quiet --xml "$xml=$rc" | tail -n 1) || true
   verdict=ok
   ((rc == 0)) || verdict="FAILED ($(why_exit "$rc"))"  # counted by test_summary.py below
-  echo "run.sh:   $verdict, $(seconds_since "$t0") s: $line" >&2
+  echo "run.sh:   $verdict, $(seconds_since "$t0") s${shard_line:+, $shard_line}: $line" >&2
 done
 
 # ---- benchmarks -----------------------------------------------------------------------------------
@@ -288,11 +309,16 @@ if [[ -s $custody_json ]]; then
     printf '%s\n' "$report_text"
     echo '```'
   } >"$out/report.md"
-  if ((rc != 0)); then
+  # Exit 1: a benchmark case reported an error (its FAILED lines come first); 2: unreadable JSON.
+  if ((rc > 1)); then
     problems+=("report.py: exit status $rc; see report.md")
   else
+    while IFS= read -r line; do
+      problems+=("benchmark case $line")
+    done < <(printf '%s\n' "$report_text" | sed -n '/^FAILED: /p')
     notes+=("issue targets (report.md):")
-    while IFS= read -r line; do notes+=("  $line"); done < <(printf '%s\n' "$report_text" | sed -n '2,/^$/p' | sed '/^$/d')
+    while IFS= read -r line; do notes+=("  $line"); done < <(printf '%s\n' "$report_text" |
+      sed -n '/^== issue 11 GPU targets/,/^$/p' | sed '1d; /^$/d')
   fi
 elif ((${#benchmarks[@]})); then
   notes+=("no report: bench/cuda_benchmark.json was not written")

@@ -20,6 +20,8 @@ Cases (names as in the benchmark; the contender is `torch` unless said):
                                  bytes = 12 per element
   d2d_copy_16M, d2d_copy_64M     dst.copy_(src) (`torch` ) and src.clone() (`torch_clone`) over
                                  1.5 x 16M / 64M float32: the same 12 bytes per add element moved
+  strided_copy_16M, _64M         dst.copy_(src.t()), the same elements: a [4096, m / 4096] result from
+                                 the transpose of a contiguous [m / 4096, 4096] float32 tensor
   add_1                          1-element add, synchronized every op
   matmul/n=4096                  torch.matmul, float32, torch.backends.cuda.matmul.allow_tf32 = False
   sum/4096x4096                  x.sum()
@@ -44,6 +46,7 @@ N16 = 16 * M
 N64 = 64 * M
 MATMUL_N = 4096
 ROWS = COLS = 4096
+STRIDED_ROWS = 4096     # as kStridedRows in cuda_benchmark.cc
 
 BATCH_ELEMENTWISE = 16  # as kBatchElementwise in cuda_benchmark.cc
 BATCH_MATMUL = 4        # as kBatchMatmul
@@ -112,6 +115,18 @@ def cases(torch):
             return op, (src, dst)
         return setup
 
+    def strided_copy(n):
+        def setup():
+            m = _copy_elements_for_add(n)
+            src = randn(m // STRIDED_ROWS, STRIDED_ROWS)
+            dst = torch.empty(STRIDED_ROWS, m // STRIDED_ROWS, device=dev, dtype=torch.float32)
+            view = src.t()
+
+            def op():
+                dst.copy_(view)
+            return op, (src, dst, view)
+        return setup
+
     def clone(n):
         def setup():
             src = randn(_copy_elements_for_add(n))
@@ -161,6 +176,8 @@ def cases(torch):
                     8 * _copy_elements_for_add(n), None))
         out.append((f"d2d_copy_{label}", "torch_clone", "src.clone()", clone(n), BATCH_ELEMENTWISE,
                     8 * _copy_elements_for_add(n), None))
+        out.append((f"strided_copy_{label}", "torch", "dst.copy_(src.t())", strided_copy(n),
+                    BATCH_ELEMENTWISE, 8 * _copy_elements_for_add(n), None))
     out.append(("add_1", "torch", "a + b; torch.cuda.synchronize()", add_1, None, None, None))
     out.append((f"matmul/n={MATMUL_N}", "torch", "torch.matmul(a, b)", matmul, BATCH_MATMUL, None,
                 2.0 * MATMUL_N ** 3))

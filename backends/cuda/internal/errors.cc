@@ -7,6 +7,9 @@
 
 namespace custody::cuda_internal {
 
+// The codes CUDA documents as leaving the context unusable ("the process must be terminated and
+// relaunched"): faults inside a kernel, and uncorrectable hardware errors (ECC, NVLink, and a fault
+// contained by the GPU's error containment).
 bool is_sticky_error(cudaError_t err) {
   switch (err) {
     case cudaErrorIllegalAddress:
@@ -19,6 +22,8 @@ bool is_sticky_error(cudaError_t err) {
     case cudaErrorInvalidPc:
     case cudaErrorLaunchFailure:
     case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorContained:
       return true;
     default:
       return false;

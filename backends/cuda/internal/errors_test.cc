@@ -53,8 +53,11 @@ TEST(CudaErrors, OutOfMemoryIsResourceExhaustedThatCoreThrowsAsOutOfMemoryError)
 }
 
 TEST(CudaErrors, ADeviceFaultIsStickyAndSaysHowToFindTheKernel) {
-  for (cudaError_t err : {cudaErrorIllegalAddress, cudaErrorLaunchFailure, cudaErrorAssert,
-                          cudaErrorMisalignedAddress, cudaErrorIllegalInstruction}) {
+  for (cudaError_t err :
+       {cudaErrorIllegalAddress, cudaErrorLaunchFailure, cudaErrorAssert, cudaErrorMisalignedAddress,
+        cudaErrorIllegalInstruction, cudaErrorLaunchTimeout, cudaErrorHardwareStackError,
+        cudaErrorInvalidAddressSpace, cudaErrorInvalidPc, cudaErrorECCUncorrectable,
+        cudaErrorNvlinkUncorrectable, cudaErrorContained}) {
     EXPECT_TRUE(is_sticky_error(err)) << cudaGetErrorName(err);
   }
   for (cudaError_t err : {cudaErrorInvalidValue, cudaErrorMemoryAllocation,
@@ -69,6 +72,12 @@ TEST(CudaErrors, ADeviceFaultIsStickyAndSaysHowToFindTheKernel) {
   EXPECT_THROW(ThrowIfError(fault), DeviceError);
   const std::string plain(cuda_status("copy", cudaErrorInvalidValue).message());
   EXPECT_EQ(plain.find("CUDA_LAUNCH_BLOCKING"), std::string::npos) << plain;
+  // A hardware error the GPU contained is as fatal to the context as a kernel fault.
+  const std::string contained(cuda_status("matmul", cudaErrorContained).message());
+  EXPECT_NE(contained.find("cudaErrorContained"), std::string::npos) << contained;
+  EXPECT_NE(contained.find("the CUDA context is unusable"), std::string::npos) << contained;
+  EXPECT_FALSE(pending_error_status("add", cudaErrorNvlinkUncorrectable).ok())
+      << "an NVLink error pending before an op is a dead context, not someone else's error to clear";
 }
 
 TEST(CudaErrors, AFaultPendingBeforeAnOpIsNotBlamedOnIt) {

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "absl/strings/str_format.h"
+#include "backends/cuda/internal/errors.h"
 #include "backends/host/host.h"
 #include "core/element_ops.h"
 #include "core/error.h"

@@ -4,7 +4,8 @@
 // (kernels.cu, compiled by nvcc), called by cuda.cc on the backend's stream.
 // Each takes the kernel arguments of core/backend.h (see "Kernel argument
 // conventions" there) and returns once the work is queued: OkStatus, or a
-// DeviceError for a launch that failed or a layout the kernels cannot take.
+// DeviceError for a launch that failed (cuda_status, internal/errors.h: Note
+// [Device faults]) or a layout the kernels cannot take.
 //
 // Elementwise kernels merge dims that are contiguous for every operand (as
 // the CPU loops do), then run one flat grid-stride loop when one dim is left,
@@ -40,12 +41,6 @@ struct Launch {
 absl::StatusOr<void*> scratch_allocate(const Launch& l, size_t bytes, const char* op);
 // Back to the allocator once the work queued so far on the stream is done.
 void scratch_free(const Launch& l, void* p);
-
-// A DeviceError for a failed CUDA runtime call: "cuda <what>: <error> (<name>)",
-// saying when the error is sticky (a device fault: the context is unusable for
-// the rest of the process; Note [Device faults], backends/cuda/internal/errors.h).
-// Defined in cuda.cc.
-absl::Status cuda_status(const char* what, cudaError_t err);
 
 absl::Status copy(const Launch& l, const KernelView& dst, const KernelView& src);
 absl::Status fill(const Launch& l, const KernelView& dst, const Scalar& value);
