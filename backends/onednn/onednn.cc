@@ -44,12 +44,14 @@ std::atomic<int64_t> g_primitive_calls{0};
 // primitive (brgemm matmul fixes its split then) and when it runs one, so the
 // count is applied before each. Work too small to split runs on the calling
 // thread alone: below host::kParallelGrain elements (libtorch's grain, and the
-// loops'), or 2^18 multiply-adds for a matmul (OpenBLAS's rule: n = 64 square
-// and below). A parallel region costs a fork and a join, microseconds against
+// loops'), or up to 2^18 multiply-adds for a matmul (OpenBLAS's rule: n = 64
+// square and below). A parallel region costs a fork and a join, microseconds against
 // work of a microsecond or two, and on a loaded machine the join waits for a
 // descheduled thread: milliseconds. So each primitive is cached per thread
-// count (a small one is made for one thread) and run with that count.
-constexpr int64_t kMatmulGrain = int64_t{1} << 18;  // multiply-adds
+// count (a small one is made for one thread) and run with that count. After
+// it, the thread's count is custody's again: libtorch's ops read the same
+// OpenMP setting (at::get_num_threads), and must not be left on one thread.
+constexpr int64_t kMatmulGrain = (int64_t{1} << 18) + 1;  // multiply-adds
 
 int threads_for(int64_t work, int64_t grain = loops::kParallelGrain) {
   return work < grain ? 1 : num_threads();
@@ -57,6 +59,19 @@ int threads_for(int64_t work, int64_t grain = loops::kParallelGrain) {
 void apply_threads(int n) {
   if (omp_get_max_threads() != n) omp_set_num_threads(n);
 }
+// `threads` for the OpenMP regions of this scope; custody's count after it.
+class ThreadsInScope {
+ public:
+  explicit ThreadsInScope(int threads) : threads_(threads), all_(num_threads()) { apply_threads(threads); }
+  ~ThreadsInScope() {
+    if (threads_ != all_) apply_threads(all_);
+  }
+  ThreadsInScope(const ThreadsInScope&) = delete;
+  ThreadsInScope& operator=(const ThreadsInScope&) = delete;
+
+ private:
+  int threads_, all_;
+};
 
 dnnl::engine& engine() {
   static dnnl::engine* e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
@@ -121,8 +136,8 @@ class PrimitiveCache {
     }
     dnnl::primitive p;
     std::string impl = "unimplemented";
-    apply_threads(threads);
     try {
+      ThreadsInScope scope(threads);
       p = make();
       impl = implementation_of(p);
     } catch (const dnnl::error&) {
@@ -220,7 +235,7 @@ enum class Stack { kStays, kMayLeaveStack };
 bool execute(const dnnl::primitive& p, int threads, std::initializer_list<Arg> args,
              Stack stack = Stack::kStays) {
   if (!p) return false;
-  apply_threads(threads);
+  ThreadsInScope scope(threads);
   thread_local dnnl::stream s(engine());
   // What this thread bound for a primitive: a memory object per argument, in
   // the order the caller passes them, and its scratchpad. One lookup a call.

@@ -12,6 +12,8 @@
 
 #include "backends/onednn/onednn.h"
 
+#include <omp.h>
+
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -333,9 +335,12 @@ TEST_F(OnednnPrimitivePathTest, SmallWorkRunsOnOneThread) {
   const T small = random_tensor({32, 32}, -1, 1, 23);
   const T big = random_tensor({256, 256}, -1, 1, 24);
   const T a = small.matmul(small);
+  // The thread's OpenMP count is custody's again (libtorch's ops read it too).
+  const int after_small = omp_get_max_threads();
   const T b = big.matmul(big);
   const T c = random_tensor({1 << 16}, -1, 1, 25).tanh();
   set_num_threads(saved);
+  EXPECT_EQ(after_small, 2);
   const auto logged = [](absl::string_view what) {
     for (const std::string& line : Onednn::implementations()) {
       if (absl::StrContains(line, what)) return line;
@@ -344,12 +349,17 @@ TEST_F(OnednnPrimitivePathTest, SmallWorkRunsOnOneThread) {
   };
   const std::string small_entry = logged("matmul:0:1 thread|float32:32x32");
   EXPECT_FALSE(small_entry.empty()) << "no one-thread matmul primitive for [32,32]x[32,32]";
+  const T m64 = random_tensor({64, 64}, -1, 1, 28);
+  set_num_threads(2);
+  const T d = m64.matmul(m64);
+  set_num_threads(saved);
+  EXPECT_FALSE(logged("matmul:0:1 thread|float32:64x64").empty()) << "2^18 multiply-adds: one thread";
   const std::string big_entry = logged("matmul:0|float32:256x256");
   EXPECT_FALSE(big_entry.empty()) << "no every-thread matmul primitive for [256,256]x[256,256]";
   EXPECT_FALSE(logged("eltwise:" + std::to_string(static_cast<int>(UnaryOp::kTanh)) + "|float32:65536")
                    .empty())
       << "64K floats are past the grain: every thread";
-  EXPECT_EQ(a.numel() + b.numel() + c.numel(), 32 * 32 + 256 * 256 + (1 << 16));
+  EXPECT_EQ(a.numel() + b.numel() + c.numel() + d.numel(), 32 * 32 + 256 * 256 + (1 << 16) + 64 * 64);
 }
 
 TEST_F(OnednnPrimitivePathTest, ThresholdIsAdjustable) {
