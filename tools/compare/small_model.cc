@@ -1,6 +1,6 @@
 // Copyright 2026 The custody Authors.
 //
-// The small model in the compare tool (:compare and every host binary of it),
+// tools/compare/small_model.cc — workloads/small_model in the compare tool (:compare and every host binary of it),
 // run when named: --workloads=small_model. Compiled twice (BUILD): under the
 // policies and backends the tool ships, and under all of them, the test-only
 // ones too, for :compare_all_policies.
