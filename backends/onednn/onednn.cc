@@ -134,6 +134,17 @@ class PrimitiveCache {
       auto it = cache_.find(key);
       if (it != cache_.end()) return it->second;
     }
+    // One primitive is made at a time, process-wide, and a thread that waited
+    // here looks again before making its own: threads meeting a new shape
+    // together make it once. oneDNN's own creation is thread-safe, but it
+    // synchronises inside libdnnl, which ThreadSanitizer does not see (the
+    // stress test's threads making one 16x16 matmul at once read as a race).
+    absl::MutexLock make_lock(&make_mu_);
+    {
+      SpinLockHolder lock(&mu_);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) return it->second;
+    }
     dnnl::primitive p;
     std::string impl = "unimplemented";
     try {
@@ -184,7 +195,8 @@ class PrimitiveCache {
   }
 
   std::atomic<uint64_t> generation_{0};
-  SpinLock mu_;  // held for a hash lookup or insert (core/spin_lock.h)
+  absl::Mutex make_mu_;  // held while a primitive is made
+  SpinLock mu_;          // held for a hash lookup or insert (core/spin_lock.h)
   absl::flat_hash_map<std::string, dnnl::primitive> cache_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> log_ ABSL_GUARDED_BY(mu_);
   int64_t rejected_ ABSL_GUARDED_BY(mu_) = 0;
