@@ -58,8 +58,8 @@ absl::Status fill_loop(const KernelView& dst, const Scalar& v) {
 }
 
 // Below this many elements the clones' checks and their call through the
-// loader's choice cost more than the wider vectors save: a one-element add
-// took ~6 ns (6 %) longer through them. The inlined baseline loop runs there.
+// loader's choice cost more than the wider vectors save (docs/decisions.md,
+// round 4): the inlined baseline loop runs there.
 constexpr int64_t kClonesMinElements = 64;
 
 // add, sub, mul and div of dense float32 operands of one shape (a layer's
@@ -353,9 +353,8 @@ bool reduce_leading_dims(ReduceOp op, const KernelView& out, const KernelView& i
 // Built for AVX-512, AVX2 and baseline x86-64; the loader picks one per CPU
 // (target_clones on the float and double overloads below: clang does not
 // multiversion templates, so the body is an always-inlined template).
-template <class T>
+template <class T, int kLanes = 32>
 __attribute__((always_inline)) inline double sum_as_double_body(const T* p, int64_t n) {
-  constexpr int kLanes = 32;
   double acc[kLanes] = {};
   int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes) {
@@ -383,8 +382,8 @@ CUSTODY_SUM_CLONES double sum_as_double(const double* p, int64_t n) { return sum
 // The sums of `rows` contiguous rows of `cols` values, in double, into out[r]:
 // one call for them all (no call per row), and a row shorter than
 // kShortRow on 8 lanes (one AVX-512 register of doubles), whose fold costs 7
-// adds where 32 lanes' costs 31: a row of 32 floats, a small layer's
-// activations, was mostly fold.
+// adds where 32 lanes' costs 31: on 32 lanes a row of 32 floats, a small
+// layer's activations, would be mostly fold.
 constexpr int64_t kShortRow = 256;
 template <class T>
 __attribute__((always_inline)) inline void sum_rows_as_double_body(const T* x, int64_t rows, int64_t cols,
@@ -393,20 +392,7 @@ __attribute__((always_inline)) inline void sum_rows_as_double_body(const T* x, i
     for (int64_t r = 0; r < rows; ++r) out[r] = sum_as_double_body(x + r * cols, cols);
     return;
   }
-  constexpr int kLanes = 8;
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* p = x + r * cols;
-    double acc[kLanes] = {};
-    int64_t j = 0;
-    for (; j + kLanes <= cols; j += kLanes) {
-      for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<double>(p[j + l]);
-    }
-    for (int l = 0; j < cols; ++j, ++l) acc[l] += static_cast<double>(p[j]);
-    for (int w = kLanes / 2; w >= 1; w /= 2) {
-      for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
-    }
-    out[r] = acc[0];
-  }
+  for (int64_t r = 0; r < rows; ++r) out[r] = sum_as_double_body<T, 8>(x + r * cols, cols);
 }
 CUSTODY_SUM_CLONES void sum_rows_as_double(const float* x, int64_t rows, int64_t cols, double* out) {
   sum_rows_as_double_body(x, rows, cols, out);
