@@ -58,8 +58,8 @@ absl::Status fill_loop(const KernelView& dst, const Scalar& v) {
 }
 
 // Below this many elements the clones' checks and their call through the
-// loader's choice cost more than the wider vectors save (docs/decisions.md,
-// round 4): the inlined baseline loop runs there.
+// loader's choice cost more than the wider vectors save (docs/decisions.md
+// has the measurements): the inlined baseline loop runs there.
 constexpr int64_t kClonesMinElements = 64;
 
 // add, sub, mul and div of dense float32 operands of one shape (a layer's

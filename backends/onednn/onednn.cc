@@ -47,7 +47,7 @@ std::atomic<int64_t> g_primitive_calls{0};
 // loops'), or up to 2^18 multiply-adds for a matmul (OpenBLAS's rule: n = 64
 // square and below). A parallel region costs a fork and a join, more than
 // such work takes, and on a loaded machine the join waits for a descheduled
-// thread (docs/decisions.md, round 4, has the measurements). So each primitive is cached per thread
+// thread (docs/decisions.md has the measurements). So each primitive is cached per thread
 // count (a small one is made for one thread) and run with that count. After
 // it, the thread's count is custody's again: libtorch's ops read the same
 // OpenMP setting (at::get_num_threads), and must not be left on one thread.
@@ -349,7 +349,7 @@ dnnl::memory::desc md(const KernelView& v) {
 // compute one element at a time through libm (~4 ns), a matmul's
 // multiply-add in the loops' plain triple loop. So oneDNN's vectorised
 // kernels take exp over 1K floats while a 1K add stays on the loops
-// (docs/decisions.md, round 4, has the measurements).
+// (docs/decisions.md has the measurements).
 constexpr int64_t kLibmElementCost = 32;  // exp, log, tanh, sigmoid, gelu, silu; softmax
 constexpr int64_t kMatmulMacCost = 16;    // one multiply-add of the loops' matmul
 
