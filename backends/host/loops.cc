@@ -154,9 +154,12 @@ absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const Kernel
 // by its arithmetic, not by memory, when it reads from cache (Note [Scanning
 // block by block], backends/onednn/onednn.cc). GCC's target_clones compiles it
 // also for AVX2 and AVX-512 and picks one when the program loads (an ifunc), by
-// what the CPU has. Not under ThreadSanitizer: the ifunc resolver runs before
-// its runtime is up, and the program dies before main
-// (backends/host:loops_test, --config=tsan).
+// what the CPU has. The loop keeps a running max and min of the magnitudes'
+// bits: two instructions per vector and nothing waiting on a compare's mask,
+// so that from cache it reads about twice as fast as with a compare per
+// element (`onednn_benchmark`'s special_scan). Not under ThreadSanitizer: the
+// ifunc resolver runs before its runtime is up, and the program dies before
+// main (backends/host:loops_test, --config=tsan).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define CUSTODY_SCAN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -165,20 +168,25 @@ absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const Kernel
 CUSTODY_SCAN_CLONES
 bool any_special_f32(const float* data, int64_t n, bool zeros_are_special) {
   const auto* bits = reinterpret_cast<const uint32_t*>(data);
-  // m: the magnitude's bits. inf/NaN: m >= 0x7f800000; subnormal: 0 < m < 0x00800000.
-  uint32_t any = 0;
+  // m: the magnitude's bits. inf/NaN: m >= 0x7f800000; subnormal: 0 < m < 0x00800000, that
+  // is m - 1 < 0x007fffff, 0 wrapping to the top; zero: m < 0x00800000 with the subnormals.
+  // Only the largest m and the smallest m (or m - 1) are kept (Note [Scan clones]).
+  uint32_t hi = 0;
+  uint32_t lo = 0xffffffffu;
   if (zeros_are_special) {
     for (int64_t i = 0; i < n; ++i) {
       const uint32_t m = bits[i] & 0x7fffffffu;
-      any |= static_cast<uint32_t>(m >= 0x7f800000u) | static_cast<uint32_t>(m < 0x00800000u);
+      hi = std::max(hi, m);
+      lo = std::min(lo, m);
     }
-  } else {
-    for (int64_t i = 0; i < n; ++i) {
-      const uint32_t m = bits[i] & 0x7fffffffu;
-      any |= static_cast<uint32_t>(m >= 0x7f800000u) | static_cast<uint32_t>(m - 1u < 0x007fffffu);
-    }
+    return hi >= 0x7f800000u || lo < 0x00800000u;
   }
-  return any != 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t m = bits[i] & 0x7fffffffu;
+    hi = std::max(hi, m);
+    lo = std::min(lo, m - 1u);
+  }
+  return hi >= 0x7f800000u || lo < 0x007fffffu;
 }
 
 // Note [Relu clones]

@@ -16,6 +16,10 @@
 //                              worker's activation)
 //   sum/4096x4096/<c>          over everything
 //   sum/4096x4096,dim=1/<c>
+//   special_scan/<size>/loops the special-value scan of Note [Special values]
+//                              (host::any_special_f32, the clone this CPU picks) over
+//                              24 KiB (in L1), 192 KiB (one softmax block, in L2) and
+//                              64 MiB (from memory) of ordinary floats, one thread: bytes/s
 //
 // Contenders: `<policy>:onednn` for every policy (for matmul with n >= 1024,
 // tensor_ptr only: there the policy is noise and one iteration is long),
@@ -40,6 +44,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/host/loops.h"
 #include "backends/onednn/direct.h"
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
@@ -217,6 +222,16 @@ void direct_softmax(benchmark::State& state) {
   direct::run_primitive(state, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
 }
 
+void special_scan(benchmark::State& state, int64_t bytes) {
+  std::vector<float> data(static_cast<size_t>(bytes) / sizeof(float));
+  for (size_t i = 0; i < data.size(); ++i) data[i] = 1.0f + static_cast<float>(i % 1000) * 1e-3f;
+  for (auto _ : state) {
+    bool found = host::any_special_f32(data.data(), static_cast<int64_t>(data.size()), false);
+    benchmark::DoNotOptimize(found);
+  }
+  state.SetBytesProcessed(state.iterations() * bytes);
+}
+
 // ---- registration -----------------------------------------------------------------
 
 // Every policy on onednn, and tensor_ptr on aten (for big work the policy is noise).
@@ -276,6 +291,11 @@ void register_matmul(const std::string& case_name, MatmulSize size) {
   add_peer(relu_case, "libtorch", &libtorch::relu, kReluRows, kReluCols);
   for_each_tensor<TypeList<tensor_ptr::Policy>, HostBackends>(
       [&]<class T>() { add_peer(relu_case, contender<T>(), &relu<T>, kReluRows, kReluCols); });
+  for (const auto& [label, bytes] : {std::pair<const char*, int64_t>{"24KiB", int64_t{24} << 10},
+                                     {"192KiB", int64_t{192} << 10},
+                                     {"64MiB", int64_t{64} << 20}}) {
+    add_peer(absl::StrCat("special_scan/", label), "loops", &special_scan, bytes);
+  }
   for_each_big_contender([&]<class T>() {
     add(softmax_case, contender<T>(), softmax<T>);
     add_peer(sum_case, contender<T>(), &sum<T>, false);
