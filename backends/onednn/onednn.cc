@@ -85,6 +85,17 @@ dnnl::engine& engine() {
 // cached by a key of (op, dims, strides). Primitives are immutable and may be
 // executed concurrently from several threads, each with its own stream.
 //
+// Note [Primitives per thread]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A thread looks a key up first in a map of its own, which holds the
+// primitives it has used and, beside each, what it bound for it (the memory
+// objects of its arguments and scratchpad, re-pointed only when the data
+// moved). A hit then takes no lock, copies no reference and needs no second
+// lookup for the binding, which is most of what a small matmul pays around its
+// primitive besides its output (docs/decisions.md). A miss goes to the shared
+// cache, which makes the primitive once for every thread. When the shared
+// cache is cleared, every thread's map is cleared at its next lookup.
+//
 // Note [No reference kernels]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // oneDNN answers every descriptor it cannot map onto a JIT kernel with its
@@ -94,6 +105,25 @@ dnnl::engine& engine() {
 // and the caller takes its fallback (a contiguous copy for matmul, the loops for
 // the rest). Every primitive that is used is logged with its implementation name
 // (Onednn::implementations()), which is what the no-`ref` test checks.
+// What a thread bound for one primitive (execute()): a memory object per
+// argument, in the order the caller passes them, what each points to now,
+// and the primitive's scratchpad.
+struct Bound {
+  std::array<dnnl::memory, 4> args;
+  std::array<void*, 4> data{};  // what each memory object points to now
+  bool queried = false;         // the scratchpad's size
+  size_t scratch_bytes = 0;     // 0: the primitive needs none
+  dnnl::memory scratch;         // over this thread's buffer when scratch_bytes > 0
+  void* scratch_data = nullptr; // what `scratch` points to now
+};
+
+// A primitive as a thread sees it: the cache's primitive (empty when none may
+// run) and what this thread bound for it.
+struct ThreadPrimitive {
+  dnnl::primitive p;
+  Bound bound;
+};
+
 class PrimitiveCache {
  public:
   // The primitive for `op` over `views` (`extra`: its algorithm, axis, ...),
@@ -103,9 +133,12 @@ class PrimitiveCache {
   // formatting on a hit); the readable form is made only for the log.
   // `threads`: the count it is made for and run with (Note [Small work on the
   // calling thread]).
+  //
+  // Each thread keeps the primitives it used in a map of its own (Note
+  // [Primitives per thread]), so a hit takes no lock and copies no reference.
   template <class Make>
-  dnnl::primitive get(const char* op, std::initializer_list<const KernelView*> views, int64_t extra,
-                      int threads, Make&& make) {
+  ThreadPrimitive& get(const char* op, std::initializer_list<const KernelView*> views, int64_t extra,
+                       int threads, Make&& make) {
     size_t total = 3 * sizeof(int64_t);
     for (const KernelView* v : views) total += (1 + 2 * v->sizes.size()) * sizeof(int64_t);
     char local[512];
@@ -129,6 +162,39 @@ class PrimitiveCache {
       put(v->strides.data(), v->strides.size() * sizeof(int64_t));
     }
     const absl::string_view key(buf, total);
+    thread_local absl::flat_hash_map<std::string, ThreadPrimitive> mine;
+    thread_local uint64_t mine_generation = 0;
+    if (const uint64_t g = generation(); g != mine_generation || mine.size() > kMaxEntries) {
+      mine.clear();  // primitives left the cache: the same key may make another
+      mine_generation = g;
+    }
+    if (auto it = mine.find(key); it != mine.end()) return it->second;
+    dnnl::primitive p = shared(op, key, views, extra, threads, std::forward<Make>(make));
+    ThreadPrimitive& entry = mine[key];
+    entry.p = std::move(p);
+    return entry;  // valid until this thread's next get()
+  }
+
+  // Changes whenever primitives leave the cache (so a primitive's address may be reused).
+  uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
+
+  std::vector<std::string> log() {
+    SpinLockHolder lock(&mu_);
+    return log_;
+  }
+  int64_t rejected() {
+    SpinLockHolder lock(&mu_);
+    return rejected_;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 4096;  // bounded: shapes churn in odd workloads
+
+  // The process-wide cache behind the threads' maps.
+  template <class Make>
+  dnnl::primitive shared(const char* op, absl::string_view key,
+                         std::initializer_list<const KernelView*> views, int64_t extra, int threads,
+                         Make&& make) {
     {
       SpinLockHolder lock(&mu_);
       auto it = cache_.find(key);
@@ -161,7 +227,7 @@ class PrimitiveCache {
                       absl::StrJoin(v->strides, ","));
     }
     SpinLockHolder lock(&mu_);
-    if (cache_.size() > 4096) {  // bounded: shapes churn in odd workloads
+    if (cache_.size() > kMaxEntries) {
       cache_.clear();
       generation_.fetch_add(1, std::memory_order_relaxed);
     }
@@ -171,19 +237,6 @@ class PrimitiveCache {
     return p;
   }
 
-  // Changes whenever primitives leave the cache (so a primitive's address may be reused).
-  uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
-
-  std::vector<std::string> log() {
-    SpinLockHolder lock(&mu_);
-    return log_;
-  }
-  int64_t rejected() {
-    SpinLockHolder lock(&mu_);
-    return rejected_;
-  }
-
- private:
   static std::string implementation_of(const dnnl::primitive& p) {
     const char* info = nullptr;
     if (dnnl_primitive_desc_query(p.get_primitive_desc(), dnnl_query_impl_info_str, 0, &info) !=
@@ -234,44 +287,34 @@ struct Arg {
 
 dnnl::memory::desc md(const KernelView& v);
 
-// Runs `p` on this thread's stream; false (nothing run) when `p` is empty.
-// The memory objects of each (primitive, argument) are kept per thread and
-// pointed at this call's data (set_data_handle), so a call allocates nothing
+// Runs `tp`'s primitive on this thread's stream; false (nothing run) when it
+// is empty. The memory objects of each (primitive, argument) are kept per
+// thread (`tp.bound`) and pointed at this call's data (set_data_handle, when
+// it moved), so a call allocates nothing
 // and builds no descriptor: creating them and an argument map each time cost
 // about 1 us per primitive. A primitive's arguments always have the layout of
 // its cache key, so the memory made at its first call fits every later one.
 // kMayLeaveStack: the primitive may run its kernel with the stack pointer on a
 // heap workspace (matmul; Note [Kernels off the thread's stack]).
-// `threads`: the count `p` was made for.
+// `threads`: the count the primitive was made for.
 enum class Stack { kStays, kMayLeaveStack };
-bool execute(const dnnl::primitive& p, int threads, std::initializer_list<Arg> args,
+bool execute(ThreadPrimitive& tp, int threads, std::initializer_list<Arg> args,
              Stack stack = Stack::kStays) {
+  const dnnl::primitive& p = tp.p;
   if (!p) return false;
   ThreadsInScope scope(threads);
   thread_local dnnl::stream s(engine());
-  // What this thread bound for a primitive: a memory object per argument, in
-  // the order the caller passes them, and its scratchpad. One lookup a call.
-  struct Bound {
-    std::array<dnnl::memory, 4> args;
-    bool queried = false;     // the scratchpad's size
-    size_t scratch_bytes = 0; // 0: the primitive needs none
-    dnnl::memory scratch;     // over this thread's buffer when scratch_bytes > 0
-  };
-  thread_local absl::flat_hash_map<dnnl_primitive_t, Bound> bound;
-  thread_local uint64_t generation = 0;
-  if (const uint64_t g = cache().generation(); g != generation || bound.size() > 8192) {
-    bound.clear();  // primitives left the cache: their addresses may come back
-    generation = g;
-  }
-  Bound& b = bound[p.get()];
+  Bound& b = tp.bound;
   std::array<dnnl_exec_arg_t, 5> c_args;
   size_t n = 0;
   for (const Arg& a : args) {
     dnnl::memory& m = b.args[n];
     if (!m) {
       m = dnnl::memory(md(*a.view), engine(), a.view->data);
-    } else {
+      b.data[n] = a.view->data;
+    } else if (b.data[n] != a.view->data) {  // the same operands again: nothing to re-point
       m.set_data_handle(a.view->data);
+      b.data[n] = a.view->data;
     }
     c_args[n++] = dnnl_exec_arg_t{a.kind, m.get()};
   }
@@ -295,7 +338,10 @@ bool execute(const dnnl::primitive& p, int threads, std::initializer_list<Arg> a
       scratch_bytes = scratch == nullptr ? 0 : bytes;
       if (scratch == nullptr) return false;  // the caller's fallback runs instead
     }
-    b.scratch.set_data_handle(scratch.get());
+    if (b.scratch_data != scratch.get()) {
+      b.scratch.set_data_handle(scratch.get());
+      b.scratch_data = scratch.get();
+    }
     c_args[n++] = dnnl_exec_arg_t{DNNL_ARG_SCRATCHPAD, b.scratch.get()};
   }
   auto run = [&] {
@@ -459,7 +505,7 @@ absl::Status Onednn::copy(const KernelView& dst, const KernelView& src) {
       !(dst.is_contiguous() && src.is_contiguous())) {
     if (try_dnnl([&] {
           const int threads = threads_for(dst.numel());
-          auto p = cache().get("reorder", {&dst, &src}, 0, threads, [&] {
+          auto& p = cache().get("reorder", {&dst, &src}, 0, threads, [&] {
             return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), md(src), engine(), md(dst),
                                                                user_scratchpad()));
           });
@@ -505,7 +551,7 @@ absl::Status Onednn::binary(BinaryOp op, const KernelView& out, const KernelView
   const KernelView src1 = squashed;
   const int threads = threads_for(out.numel());
   if (try_dnnl([&] {
-        auto p = cache().get("binary", {&out, s0, &src1}, static_cast<int>(alg), threads, [&] {
+        auto& p = cache().get("binary", {&out, s0, &src1}, static_cast<int>(alg), threads, [&] {
           return dnnl::binary(
               dnnl::binary::primitive_desc(dnnl::binary::desc(alg, md(*s0), md(src1), md(out)),
                                        user_scratchpad(), engine()));
@@ -559,7 +605,7 @@ absl::Status Onednn::unary(UnaryOp op, const KernelView& out, const KernelView& 
   }
   const int threads = threads_for(out.numel());
   if (try_dnnl([&] {
-        auto p = cache().get("eltwise", {&in, &out}, static_cast<int>(op), threads, [&] {
+        auto& p = cache().get("eltwise", {&in, &out}, static_cast<int>(op), threads, [&] {
           return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
               dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md(in), alpha, beta),
               user_scratchpad(), engine()));
@@ -590,20 +636,17 @@ namespace {
 bool softmax_primitive(const KernelView& out, const KernelView& in, int64_t dim, bool log, int threads) {
   return try_dnnl([&] {
     const int axis = static_cast<int>(dim);
-    dnnl::primitive p;
-    if (log) {
-      p = cache().get("logsoftmax", {&in, &out}, dim, threads, [&] {
-        return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
-            dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
-            user_scratchpad(), engine()));
-      });
-    } else {
-      p = cache().get("softmax", {&in, &out}, dim, threads, [&] {
-        return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
-            dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
-            user_scratchpad(), engine()));
-      });
-    }
+    ThreadPrimitive& p =
+        log ? cache().get("logsoftmax", {&in, &out}, dim, threads, [&] {
+                return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
+                    dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
+                    user_scratchpad(), engine()));
+              })
+            : cache().get("softmax", {&in, &out}, dim, threads, [&] {
+                return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
+                    dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
+                    user_scratchpad(), engine()));
+              });
     return execute(p, threads, {{DNNL_ARG_SRC, &in}, {DNNL_ARG_DST, &out}});
   });
 }
@@ -800,7 +843,7 @@ absl::Status Onednn::matmul(const KernelView& out, const KernelView& a, const Ke
   // costs a getcontext, a signal-mask syscall, on every call.
   const Stack stack = a.sizes[r - 1] > kOnStackInnerDim ? Stack::kMayLeaveStack : Stack::kStays;
   if (try_dnnl([&] {
-        auto p = cache().get("matmul", {&va, &vb, &vo}, 0, threads, [&] {
+        auto& p = cache().get("matmul", {&va, &vb, &vo}, 0, threads, [&] {
           return dnnl::matmul(
               dnnl::matmul::primitive_desc(dnnl::matmul::desc(md(va), md(vb), md(vo)), user_scratchpad(),
                                        engine()));
