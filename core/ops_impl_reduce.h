@@ -230,7 +230,7 @@ ImplRef Ops<B>::matmul(const TensorImpl& a, const TensorImpl& b) {
     os.push_back(n * m);
   }
   // Two push_backs each: InlinedVector's insert of a list is an out-of-line
-  // call, a few percent of a 16x16 product (small_benchmark).
+  // call, on a path every small product takes.
   const auto append = [](Dims& d, int64_t x, int64_t y) {
     d.push_back(x);
     d.push_back(y);

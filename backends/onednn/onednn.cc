@@ -78,6 +78,25 @@ dnnl::engine& engine() {
   return *e;
 }
 
+// What a thread bound for one primitive (execute()): a memory object per
+// argument, in the order the caller passes them, what each points to now,
+// and the primitive's scratchpad.
+struct Bound {
+  std::array<dnnl::memory, 4> args;
+  std::array<void*, 4> data{};  // what each memory object points to now
+  bool queried = false;         // the scratchpad's size
+  size_t scratch_bytes = 0;     // 0: the primitive needs none
+  dnnl::memory scratch;         // over this thread's buffer when scratch_bytes > 0
+  void* scratch_data = nullptr; // what `scratch` points to now
+};
+
+// A primitive as a thread sees it: the cache's primitive (empty when none may
+// run) and what this thread bound for it.
+struct ThreadPrimitive {
+  dnnl::primitive p;
+  Bound bound;
+};
+
 // Note [Primitive cache]
 // ~~~~~~~~~~~~~~~~~~~~~~
 // Creating a oneDNN primitive descriptor and primitive costs tens of
@@ -105,24 +124,6 @@ dnnl::engine& engine() {
 // and the caller takes its fallback (a contiguous copy for matmul, the loops for
 // the rest). Every primitive that is used is logged with its implementation name
 // (Onednn::implementations()), which is what the no-`ref` test checks.
-// What a thread bound for one primitive (execute()): a memory object per
-// argument, in the order the caller passes them, what each points to now,
-// and the primitive's scratchpad.
-struct Bound {
-  std::array<dnnl::memory, 4> args;
-  std::array<void*, 4> data{};  // what each memory object points to now
-  bool queried = false;         // the scratchpad's size
-  size_t scratch_bytes = 0;     // 0: the primitive needs none
-  dnnl::memory scratch;         // over this thread's buffer when scratch_bytes > 0
-  void* scratch_data = nullptr; // what `scratch` points to now
-};
-
-// A primitive as a thread sees it: the cache's primitive (empty when none may
-// run) and what this thread bound for it.
-struct ThreadPrimitive {
-  dnnl::primitive p;
-  Bound bound;
-};
 
 class PrimitiveCache {
  public:
