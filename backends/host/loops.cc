@@ -3,6 +3,10 @@
 #include "backends/host/loops.h"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -151,8 +155,8 @@ absl::Status binary_scalar_loop(BinaryOp op, const KernelView& out, const Kernel
 // Note [Scan clones]
 // ~~~~~~~~~~~~~~~~~~
 // The build targets baseline x86-64 (SSE2: 4 lanes), where this scan is bound
-// by its arithmetic, not by memory, when it reads from cache (Note [Scanning
-// block by block], backends/onednn/onednn.cc). GCC's target_clones compiles it
+// by its arithmetic, not by memory, when it reads from cache (a block an
+// eltwise primitive is about to read). GCC's target_clones compiles it
 // also for AVX2 and AVX-512 and picks one when the program loads (an ifunc), by
 // what the CPU has. The loop keeps a running max and min of the magnitudes'
 // bits: two instructions per vector and nothing waiting on a compare's mask,
@@ -188,6 +192,113 @@ bool any_special_f32(const float* data, int64_t n, bool zeros_are_special) {
   }
   return hi >= 0x7f800000u || lo < 0x007fffffu;
 }
+
+// Note [Softmax rows]
+// ~~~~~~~~~~~~~~~~~~~
+// softmax and log_softmax of contiguous float32 rows, over the last dim, in
+// three passes over each row, the row staying in the first-level cache after
+// the first: (1) its max, read together with the special-value check of Note
+// [Special values] (onednn.cc) -- the running max and min of the magnitudes'
+// bits of Note [Scan clones] -- so that the check costs no pass of its own, as
+// a scan in front of oneDNN's kernel did; (2) exp(x - max) and its sum, on 16
+// lanes; (3) the scaling by 1 / sum (log_softmax: x - max - log(sum)). A row
+// holding NaN, +-inf or a subnormal is left unwritten, for the loops, which
+// give ATen's answers. The max is taken on the bits made sortable as signed
+// integers (order-preserving for finite floats), which vectorises without
+// -ffast-math. exp is exp_nonpositive below. Built for AVX-512, AVX2 and
+// baseline x86-64 (target_clones), as Note [Scan clones].
+namespace {
+
+// exp(t) for t <= 0: Cephes' expf (range reduction by ln 2 in two parts, a
+// degree-5 polynomial on [-ln2/2, ln2/2], the power of two added to the
+// exponent's bits), about 1 ulp; 0 where exp(t) < 2^-124 (t < -86), which a
+// sum holding exp(0) = 1 cannot see, and for t = -inf.
+__attribute__((always_inline)) inline float exp_nonpositive(float t) {
+  constexpr float kLowest = -86.0f;
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  constexpr float kRound = 0x1.8p23f;  // adding it rounds |v| < 2^22 to an integer in the low bits
+  const float tc = t < kLowest ? kLowest : t;
+  const float z = tc * kLog2e + kRound;
+  const float fn = z - kRound;
+  const int32_t n = std::bit_cast<int32_t>(z) - std::bit_cast<int32_t>(kRound);
+  float r = tc - fn * kLn2Hi;
+  r = r - fn * kLn2Lo;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float e = p * r * r + r + 1.0f;
+  const float scaled = std::bit_cast<float>(std::bit_cast<int32_t>(e) + n * (int32_t{1} << 23));
+  return t < kLowest ? 0.0f : scaled;
+}
+
+// A float's bits as an int32 whose signed order is the float's (for non-NaN
+// values; -0 just below +0), and back (the map is its own inverse).
+__attribute__((always_inline)) inline int32_t sortable(int32_t b) { return b ^ ((b >> 31) & 0x7fffffff); }
+
+constexpr int kSoftmaxLanes = 16;
+
+}  // namespace
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+#define CUSTODY_SOFTMAX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CUSTODY_SOFTMAX_CLONES
+#endif
+CUSTODY_SOFTMAX_CLONES
+int64_t softmax_rows_f32(float* out, const float* x, int64_t rows, int64_t cols, bool log) {
+  for (int64_t row = 0; row < rows; ++row, x += cols, out += cols) {
+    const auto* bits = reinterpret_cast<const int32_t*>(x);
+    uint32_t hi = 0;
+    uint32_t lo = 0xffffffffu;
+    int32_t top = std::numeric_limits<int32_t>::min();
+    for (int64_t k = 0; k < cols; ++k) {
+      const uint32_t m = static_cast<uint32_t>(bits[k]) & 0x7fffffffu;
+      hi = std::max(hi, m);
+      lo = std::min(lo, m - 1u);  // as any_special_f32 without zeros
+      top = std::max(top, sortable(bits[k]));
+    }
+    if (hi >= 0x7f800000u || lo < 0x007fffffu) return row;
+    const float mx = std::bit_cast<float>(sortable(top));
+    float acc[kSoftmaxLanes] = {};
+    int64_t k = 0;
+    if (log) {
+      for (; k + kSoftmaxLanes <= cols; k += kSoftmaxLanes) {
+        for (int l = 0; l < kSoftmaxLanes; ++l) acc[l] += exp_nonpositive(x[k + l] - mx);
+      }
+      for (int l = 0; k < cols; ++k, ++l) acc[l] += exp_nonpositive(x[k] - mx);
+    } else {
+      for (; k + kSoftmaxLanes <= cols; k += kSoftmaxLanes) {
+        for (int l = 0; l < kSoftmaxLanes; ++l) {
+          const float e = exp_nonpositive(x[k + l] - mx);
+          out[k + l] = e;
+          acc[l] += e;
+        }
+      }
+      for (int l = 0; k < cols; ++k, ++l) {
+        const float e = exp_nonpositive(x[k] - mx);
+        out[k] = e;
+        acc[l] += e;
+      }
+    }
+    for (int w = kSoftmaxLanes / 2; w >= 1; w /= 2) {
+      for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+    }
+    if (log) {
+      const float lse = std::log(acc[0]);
+      for (k = 0; k < cols; ++k) out[k] = (x[k] - mx) - lse;
+    } else {
+      const float inv = 1.0f / acc[0];
+      for (k = 0; k < cols; ++k) out[k] *= inv;
+    }
+  }
+  return rows;
+}
+#undef CUSTODY_SOFTMAX_CLONES
 
 // Note [Relu clones]
 // ~~~~~~~~~~~~~~~~~~

@@ -192,6 +192,11 @@ absl::Status unary_loop(UnaryOp op, const KernelView& out, const KernelView& in)
 // Whether any of the n floats at `data` is NaN, +-inf or subnormal (and, with
 // zeros_are_special, +-0): one vectorised read (Note [Special values], onednn.cc).
 bool any_special_f32(const float* data, int64_t n, bool zeros_are_special);
+// softmax (log: log_softmax) of `rows` contiguous rows of `cols` floats at `x`
+// into `out` (the same memory or none of it), row by row, stopping at the first
+// row holding NaN, +-inf or a subnormal, which it leaves unwritten: returns the
+// rows done (Note [Softmax rows], loops.cc).
+int64_t softmax_rows_f32(float* out, const float* x, int64_t rows, int64_t cols, bool log);
 absl::Status where_loop(const KernelView& out, const KernelView& cond, const KernelView& a,
                         const KernelView& b);
 absl::Status reduce_loop(ReduceOp op, const KernelView& out, const KernelView& in);

@@ -438,9 +438,9 @@ OwnedKernelView squash_broadcast(const KernelView& v, size_t dims = SIZE_MAX) {
 // inf comes out as zeros. Before a primitive runs, one read-only vectorised
 // pass looks for such values (NaN, +-inf, subnormals, and for rsqrt zeros); if
 // any is there, the whole op runs on the loops, which give ATen's answers
-// (core/element_ops.h). Ordinary data pays one read of its input. (A softmax
-// over a dim after the first scans each block after its primitive instead:
-// Note [Scanning block by block].)
+// (core/element_ops.h). Ordinary data pays one read of its input. (softmax
+// runs on custody's row kernel instead, which checks each row as it reads it
+// for its max: Note [Softmax rows], backends/host/loops.cc.)
 bool has_special_f32(const KernelView& v, bool zeros_are_special) {
   const auto* data = static_cast<const float*>(v.data);
   std::atomic<bool> found{false};
@@ -633,41 +633,6 @@ absl::Status Onednn::reduce(ReduceOp op, const KernelView& out, const KernelView
 
 namespace {
 
-// The softmax primitive on `in` (contiguous) on `threads` threads; false if none ran.
-bool softmax_primitive(const KernelView& out, const KernelView& in, int64_t dim, bool log, int threads) {
-  return try_dnnl([&] {
-    const int axis = static_cast<int>(dim);
-    ThreadPrimitive& p =
-        log ? cache().get("logsoftmax", {&in, &out}, dim, threads, [&] {
-                return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
-                    dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
-                    user_scratchpad(), engine()));
-              })
-            : cache().get("softmax", {&in, &out}, dim, threads, [&] {
-                return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
-                    dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md(in), axis),
-                    user_scratchpad(), engine()));
-              });
-    return execute(p, threads, {{DNNL_ARG_SRC, &in}, {DNNL_ARG_DST, &out}});
-  });
-}
-
-// Note [Scanning block by block]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// A softmax over a dim after the first computes each slice of dim 0 on its
-// own, so a large one runs block by block: each thread takes whole blocks of
-// about kScanBlockBytes (its share of the L2), runs the primitive on a block,
-// single-threaded, and then scans the block's input for special values (Note
-// [Special values]) while it is still in its cache; a block holding one is
-// computed again on the loops, over what the primitive wrote. The scan then
-// costs a read from cache instead of a second pass over memory. The primitive
-// goes first because it is bound by its arithmetic and hides the block's read
-// from memory; the scan could overlap that read with nothing
-// (docs/decisions.md, backends/onednn/onednn.cc, has the measurements).
-// When the output overlaps the input, the primitive would overwrite what the
-// scan must read: the scan comes first there.
-constexpr int64_t kScanBlockBytes = int64_t{192} << 10;
-
 // Whether the float views' memory overlaps (their spans, contiguous views).
 bool spans_overlap(const KernelView& a, const KernelView& b) {
   const auto* a0 = static_cast<const char*>(a.data);
@@ -677,57 +642,51 @@ bool spans_overlap(const KernelView& a, const KernelView& b) {
   return a0 < b1 && b0 < a1;
 }
 
-absl::Status softmax_blocks(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
-  const int64_t outer = in.sizes[0];
-  const int64_t slice = in.numel() / outer;  // elements of one dim-0 slice
-  const int64_t per_block =
-      std::max<int64_t>(1, kScanBlockBytes / (slice * static_cast<int64_t>(sizeof(float))));
-  const int64_t blocks = (outer + per_block - 1) / per_block;
-  const bool scan_after = !spans_overlap(out, in);
+// A softmax over `dim` of contiguous float32 whose later dims all have size 1,
+// on custody's row kernel (Note [Softmax rows], backends/host/loops.cc), which
+// checks each row for special values as it reads it for its max; a row holding
+// one runs on the loops. Rows are split over the threads from kParallelGrain
+// elements read and written.
+absl::Status softmax_rows(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
+  const int64_t cols = in.sizes[static_cast<size_t>(dim)];
+  const int64_t rows = in.numel() / cols;
+  auto* o = static_cast<float*>(out.data);
+  const auto* x = static_cast<const float*>(in.data);
   std::atomic<bool> failed{false};
   absl::Mutex mu;
   absl::Status error;
   loops::parallel_ranges(
-      blocks,
-      [&](int64_t b0, int64_t b1) {
-        OwnedKernelView bi(in), bo(out);
-        for (int64_t b = b0; b < b1 && !failed.load(std::memory_order_relaxed); ++b) {
-          const int64_t first = b * per_block;
-          bi.sizes[0] = bo.sizes[0] = std::min(per_block, outer - first);
-          bi.data = static_cast<float*>(in.data) + first * slice;
-          bo.data = static_cast<float*>(out.data) + first * slice;
-          const KernelView vi = bi, vo = bo;
-          // The scan on this thread alone (has_special_f32 would open a nested
-          // parallel region per block).
-          const auto* block = static_cast<const float*>(vi.data);
-          const auto special = [&] {
-            return loops::any_special_f32(block, vi.numel(), /*zeros_are_special=*/false);
-          };
-          // One thread per block: the blocks are this loop's parallel work.
-          if (scan_after ? softmax_primitive(vo, vi, dim, log, 1) && !special()
-                         : !special() && softmax_primitive(vo, vi, dim, log, 1)) {
-            continue;
-          }
-          if (absl::Status st = loops::softmax_loop(vo, vi, dim, log); !st.ok()) {
+      rows,
+      [&](int64_t r0, int64_t r1) {
+        const Dims sizes{cols}, strides{1};
+        for (int64_t r = r0; r < r1 && !failed.load(std::memory_order_relaxed);) {
+          r += loops::softmax_rows_f32(o + r * cols, x + r * cols, r1 - r, cols, log);
+          if (r == r1) break;
+          const KernelView row_in{const_cast<float*>(x + r * cols), ScalarType::Float, sizes, strides};
+          const KernelView row_out{o + r * cols, ScalarType::Float, sizes, strides};
+          if (absl::Status st = loops::softmax_loop(row_out, row_in, 0, log); !st.ok()) {
             absl::MutexLock lock(&mu);
             error = st;
             failed.store(true, std::memory_order_relaxed);
           }
+          ++r;
         }
       },
-      in.numel());
+      2 * in.numel());
   return error;
 }
 
 }  // namespace
 
 absl::Status Onednn::softmax(const KernelView& out, const KernelView& in, int64_t dim, bool log) {
-  if (big_f32(in, kLibmElementCost) && in.is_contiguous() && out.is_contiguous()) {
-    if (dim > 0 && in.sizes[0] > 1) return softmax_blocks(out, in, dim, log);
-    if (!has_special_f32(in, /*zeros_are_special=*/false) &&  // Note [Special values]
-        softmax_primitive(out, in, dim, log, threads_for(in.numel()))) {
-      return absl::OkStatus();
-    }
+  // oneDNN's softmax primitive is not used: over the innermost axis custody's
+  // row kernel does its work and the special-value check in the same passes
+  // (Note [Softmax rows]); over another axis oneDNN 2.6 has only `ref`.
+  bool innermost = in.numel() > 0;
+  for (size_t d = static_cast<size_t>(dim) + 1; d < in.sizes.size(); ++d) innermost &= in.sizes[d] == 1;
+  if (innermost && big_f32(in, kLibmElementCost) && out.dtype == ScalarType::Float && in.is_contiguous() &&
+      out.is_contiguous() && (out.data == in.data || !spans_overlap(out, in))) {
+    return softmax_rows(out, in, dim, log);
   }
   return loops::softmax_loop(out, in, dim, log);
 }

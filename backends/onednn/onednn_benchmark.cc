@@ -12,13 +12,14 @@
 //                              dim) and b broadcast over the first ([8, 64, 128]: oneDNN's
 //                              own broadcast, rank 4); tensor_ptr contenders and libtorch
 //   softmax/4096x4096,dim=1/<c>
+//                              custody's is its row kernel (Note [Softmax rows])
 //   relu/16x512/<c>            below oneDNN's size threshold: the host loop (a serving
 //                              worker's activation)
 //   sum/4096x4096/<c>          over everything
 //   sum/4096x4096,dim=1/<c>
 //   special_scan/<size>/loops the special-value scan of Note [Special values]
 //                              (host::any_special_f32, the clone this CPU picks) over
-//                              24 KiB (in L1), 192 KiB (one softmax block, in L2) and
+//                              24 KiB (in L1), 192 KiB (in L2) and
 //                              64 MiB (from memory) of ordinary floats, one thread: bytes/s
 //
 // Contenders: `<policy>:onednn` for every policy (for matmul with n >= 1024,
