@@ -27,6 +27,7 @@ constinit thread_local MemoryCategory current_category = MemoryCategory::kUnknow
 constinit thread_local const char* current_op = nullptr;
 constinit thread_local bool in_collector = false;
 constinit thread_local const Holder* current_holder = nullptr;
+constinit std::atomic<int> histories_recording{0};
 
 namespace {
 
@@ -69,6 +70,7 @@ MemoryStats::MemoryStats() : id_(internal::g_next_id.fetch_add(1, std::memory_or
 
 MemoryStats::~MemoryStats() {
   if (recording_sites_.load()) sites::release_tracking();
+  if (recording_.load()) internal::histories_recording.fetch_sub(1);
   Registry& r = registry();
   absl::MutexLock lock(&r.mu);
   r.all.erase(std::remove(r.all.begin(), r.all.end(), this), r.all.end());
@@ -193,6 +195,15 @@ StatsSnapshot MemoryStats::snapshot() const {
   return s;
 }
 
+void HeldBy::push(const internal::Holder& holder) {
+  holder_ = holder;
+  previous_ = internal::current_holder;
+  internal::current_holder = &holder_;
+  active_ = true;
+}
+
+void HeldBy::pop() { internal::current_holder = previous_; }
+
 void MemoryStats::record_history(bool enabled, bool with_sites) {
   absl::MutexLock lock(&mu_);
   if (enabled && !recording_.load()) {
@@ -200,8 +211,10 @@ void MemoryStats::record_history(bool enabled, bool with_sites) {
     events_.clear();
   }
   const bool had_sites = recording_sites_.load();
+  const bool was_recording = recording_.load();
   recording_sites_.store(enabled && with_sites);
   recording_.store(enabled);
+  if (enabled != was_recording) internal::histories_recording.fetch_add(enabled ? 1 : -1);
   // Sites of holders too (Note [Held by]).
   if (enabled && with_sites && !had_sites) sites::hold_tracking();
   if (had_sites && !(enabled && with_sites)) sites::release_tracking();

@@ -155,6 +155,9 @@ struct Holder {
 };
 extern constinit thread_local const Holder* current_holder;
 extern constinit thread_local bool in_collector;
+// How many MemoryStats record a history now, over every backend: a HeldBy
+// with none recording touches nothing but this count.
+extern constinit std::atomic<int> histories_recording;
 
 }  // namespace internal
 
@@ -225,8 +228,9 @@ class OpScope {
 // scope opened at workloads/mlp/scope.h:31") and adds up the dead byte-time
 // each holder kept. A free with no HeldBy open is its last reference going
 // (a TensorPtr's last handle, a Tensor's destructor), reported with the line
-// that dropped it. A thread-local store and load; what it says reaches only a
-// recorded memory history.
+// that dropped it. What it says reaches only a recorded memory history, so
+// while no history records it reads one global count and nothing else (it
+// sits on every policy's release path).
 //
 //   HeldBy held("the dispose scope", &scope->opened_at, "opened at");
 //   refs.clear();  // each kFree: held by the dispose scope opened at ...
@@ -235,17 +239,24 @@ class HeldBy {
   // `what`, `name` and `verb` outlive the history (string literals, op names);
   // `site` (may be null or empty) outlives this HeldBy.
   explicit HeldBy(const char* what, const sites::Site* site = nullptr, const char* verb = "made at",
-                  const char* name = nullptr)
-      : holder_{what, name, site, verb}, previous_(internal::current_holder) {
-    internal::current_holder = &holder_;
+                  const char* name = nullptr) {
+    if (internal::histories_recording.load(std::memory_order_relaxed) == 0) [[likely]] return;
+    push(internal::Holder{what, name, site, verb});
   }
   HeldBy(const HeldBy&) = delete;
   HeldBy& operator=(const HeldBy&) = delete;
-  ~HeldBy() { internal::current_holder = previous_; }
+  ~HeldBy() {
+    if (active_) pop();
+  }
 
  private:
+  // Out of line: only a recorded history pays for them.
+  void push(const internal::Holder& holder);
+  void pop();
+
   internal::Holder holder_;
-  const internal::Holder* previous_;
+  const internal::Holder* previous_ = nullptr;
+  bool active_ = false;
 };
 
 // Adds a kCollection event to the history of every MemoryStats recording one:
