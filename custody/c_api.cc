@@ -350,11 +350,11 @@ Dims dims(const int64_t* sizes, size_t ndim, const char* op) {
   return Dims(sizes, sizes + ndim);
 }
 
-ScalarType scalar_type(custody_dtype d, const char* op) {
+ScalarType scalar_type(int32_t d, const char* op) {
   for (ScalarType t : kAllScalarTypes) {
-    if (static_cast<int>(t) == static_cast<int>(d)) return t;
+    if (static_cast<int32_t>(t) == d) return t;
   }
-  throw DTypeError(absl::StrFormat("%s: %d is not a custody_dtype", op, static_cast<int>(d)));
+  throw DTypeError(absl::StrFormat("%s: %d is not a custody_dtype", op, d));
 }
 
 }  // namespace
@@ -473,43 +473,43 @@ int64_t custody_live_handles(void) { return capi::table().live(); }
 int64_t custody_live_tensors(void) { return custody::SelectedBackend::stats().snapshot().live_tensors; }
 int64_t custody_bytes_in_use(void) { return custody::SelectedBackend::stats().snapshot().bytes_in_use; }
 
-custody_tensor custody_empty(const int64_t* sizes, size_t ndim, custody_dtype dtype) {
+custody_tensor custody_empty(const int64_t* sizes, size_t ndim, int32_t dtype) {
   return capi::make([&] {
     return capi::T::empty(capi::dims(sizes, ndim, "custody_empty"), capi::scalar_type(dtype, "custody_empty"));
   });
 }
-custody_tensor custody_zeros(const int64_t* sizes, size_t ndim, custody_dtype dtype) {
+custody_tensor custody_zeros(const int64_t* sizes, size_t ndim, int32_t dtype) {
   return capi::make([&] {
     return capi::T::zeros(capi::dims(sizes, ndim, "custody_zeros"), capi::scalar_type(dtype, "custody_zeros"));
   });
 }
-custody_tensor custody_ones(const int64_t* sizes, size_t ndim, custody_dtype dtype) {
+custody_tensor custody_ones(const int64_t* sizes, size_t ndim, int32_t dtype) {
   return capi::make([&] {
     return capi::T::ones(capi::dims(sizes, ndim, "custody_ones"), capi::scalar_type(dtype, "custody_ones"));
   });
 }
-custody_tensor custody_full(const int64_t* sizes, size_t ndim, double value, custody_dtype dtype) {
+custody_tensor custody_full(const int64_t* sizes, size_t ndim, double value, int32_t dtype) {
   return capi::make([&] {
     return capi::T::full(capi::dims(sizes, ndim, "custody_full"), custody::Scalar(value),
                          capi::scalar_type(dtype, "custody_full"));
   });
 }
-custody_tensor custody_scalar(double value, custody_dtype dtype) {
+custody_tensor custody_scalar(double value, int32_t dtype) {
   return capi::make([&] { return capi::T::scalar(custody::Scalar(value), capi::scalar_type(dtype, "custody_scalar")); });
 }
-custody_tensor custody_arange(double start, double end, double step, custody_dtype dtype) {
+custody_tensor custody_arange(double start, double end, double step, int32_t dtype) {
   return capi::make([&] {
     return capi::T::arange(custody::Scalar(start), custody::Scalar(end), custody::Scalar(step),
                            capi::scalar_type(dtype, "custody_arange"));
   });
 }
-custody_tensor custody_randn(const int64_t* sizes, size_t ndim, custody_dtype dtype) {
+custody_tensor custody_randn(const int64_t* sizes, size_t ndim, int32_t dtype) {
   return capi::make([&] {
     return capi::T::randn(capi::dims(sizes, ndim, "custody_randn"), capi::scalar_type(dtype, "custody_randn"));
   });
 }
 custody_tensor custody_from_data(const void* data, size_t nbytes, const int64_t* sizes, size_t ndim,
-                                 custody_dtype dtype) {
+                                 int32_t dtype) {
   return capi::make([&] {
     const char* op = "custody_from_data";
     if (data == nullptr && nbytes != 0) throw custody::InvalidArgument("custody_from_data: data is null");
@@ -626,7 +626,7 @@ CUSTODY_C_WITH(sum_dim, int64_t dim CUSTODY_C_COMMA int32_t keepdim, x->sum(dim,
 CUSTODY_C_WITH(argmax, int64_t dim CUSTODY_C_COMMA int32_t keepdim, x->argmax(dim, keepdim != 0))
 CUSTODY_C_WITH(softmax, int64_t dim, x->softmax(dim))
 CUSTODY_C_WITH(log_softmax, int64_t dim, x->log_softmax(dim))
-CUSTODY_C_WITH(to_dtype, custody_dtype dtype, x->to(capi::scalar_type(dtype, "custody_to_dtype")))
+CUSTODY_C_WITH(to_dtype, int32_t dtype, x->to(capi::scalar_type(dtype, "custody_to_dtype")))
 CUSTODY_C_WITH(reshape, const int64_t* sizes CUSTODY_C_COMMA size_t ndim,
                x->reshape(capi::dims(sizes, ndim, "custody_reshape")))
 CUSTODY_C_WITH(transpose, int64_t d0 CUSTODY_C_COMMA int64_t d1, x->transpose(d0, d1))

@@ -75,7 +75,9 @@ typedef enum custody_status {
   CUSTODY_ERROR_INTERNAL = 7          /* anything else (a bug: please report it) */
 } custody_status;
 
-/* Element types; the numbers are c10's ScalarType numbers, as in core/dtype.h. */
+/* Element types; the numbers are c10's ScalarType numbers, as in core/dtype.h. Functions take a
+ * dtype as an int32_t, so that any number a binding passes is defined behaviour (one that names no
+ * dtype is CUSTODY_ERROR_DTYPE). */
 typedef enum custody_dtype {
   CUSTODY_UINT8 = 0,
   CUSTODY_INT8 = 1,
@@ -130,16 +132,16 @@ int64_t custody_bytes_in_use(void);  /* the backend's bytes in use: for a memory
 
 /* ---- Creation (fresh handles) ------------------------------------------------------------ */
 
-custody_tensor custody_empty(const int64_t* sizes, size_t ndim, custody_dtype dtype);
-custody_tensor custody_zeros(const int64_t* sizes, size_t ndim, custody_dtype dtype);
-custody_tensor custody_ones(const int64_t* sizes, size_t ndim, custody_dtype dtype);
-custody_tensor custody_full(const int64_t* sizes, size_t ndim, double value, custody_dtype dtype);
-custody_tensor custody_scalar(double value, custody_dtype dtype);
-custody_tensor custody_arange(double start, double end, double step, custody_dtype dtype);
-custody_tensor custody_randn(const int64_t* sizes, size_t ndim, custody_dtype dtype);
+custody_tensor custody_empty(const int64_t* sizes, size_t ndim, int32_t dtype);
+custody_tensor custody_zeros(const int64_t* sizes, size_t ndim, int32_t dtype);
+custody_tensor custody_ones(const int64_t* sizes, size_t ndim, int32_t dtype);
+custody_tensor custody_full(const int64_t* sizes, size_t ndim, double value, int32_t dtype);
+custody_tensor custody_scalar(double value, int32_t dtype);
+custody_tensor custody_arange(double start, double end, double step, int32_t dtype);
+custody_tensor custody_randn(const int64_t* sizes, size_t ndim, int32_t dtype);
 /* A copy of `nbytes` bytes at `data`: numel(sizes) elements of `dtype`, row-major. */
 custody_tensor custody_from_data(const void* data, size_t nbytes, const int64_t* sizes, size_t ndim,
-                                 custody_dtype dtype);
+                                 int32_t dtype);
 
 /* ---- Reading (borrowed) ------------------------------------------------------------------ */
 
@@ -177,7 +179,7 @@ custody_tensor custody_mean(custody_tensor a); /* over every element */
 custody_tensor custody_argmax(custody_tensor a, int64_t dim, int32_t keepdim);
 custody_tensor custody_softmax(custody_tensor a, int64_t dim);
 custody_tensor custody_log_softmax(custody_tensor a, int64_t dim);
-custody_tensor custody_to_dtype(custody_tensor a, custody_dtype dtype);
+custody_tensor custody_to_dtype(custody_tensor a, int32_t dtype);
 
 /* Views and handles to the same tensor (fresh handles) */
 custody_tensor custody_alias(custody_tensor a);

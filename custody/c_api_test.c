@@ -119,7 +119,7 @@ static void test_errors(void) {
   CHECK(custody_last_error() == CUSTODY_OK);
   CHECK(custody_matmul(a, a) == NULL);
   CHECK_ERROR(CUSTODY_ERROR_SHAPE, "matmul");
-  CHECK(custody_ones(s4, 1, (custody_dtype)99) == NULL);
+  CHECK(custody_ones(s4, 1, 99) == NULL);
   CHECK_ERROR(CUSTODY_ERROR_DTYPE, "99");
   CHECK(custody_from_data(two, sizeof two, s4, 1, CUSTODY_FLOAT32) == NULL);
   CHECK_ERROR(CUSTODY_ERROR_INVALID_ARGUMENT, "custody_from_data");
